@@ -1,0 +1,46 @@
+// linpipe:backend — the PipelineBackend concept: how a signal is raised and awaited.
+//
+// The protocol (ProducerConsumerPipeline) decides which slot, which lap and who waits on whom;
+// a backend only owns 2N signals in shared storage, full[0..N) then empty[0..N), and raises and
+// awaits them. Laps are monotonic uint32_t counters; a signal completes one phase per lap, and a
+// wait for (stage, lap) passes once the phase of parity (lap & 1) has completed, exactly as
+// mbarrier.try_wait.parity does. The producer starts at lap 1 so its first wait on the fresh
+// empty signals passes; the consumer starts at lap 0 and waits for the first fill.
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+export module linpipe:backend;
+
+export namespace linpipe {
+
+template <class B>
+concept PipelineBackend = requires(B backend, typename B::BarrierStorage* storage,
+                                   typename B::Handle handle, std::uint32_t stage,
+                                   std::uint32_t lap, std::uint32_t count) {
+  typename B::BarrierStorage;  // one signal's storage
+  typename B::Handle;          // one signal, for extras (expect-tx, remote arrive, ...)
+  { B::storage_elems() } -> std::convertible_to<std::size_t>;
+  B(storage);
+  backend.init_barriers(count, count);  // producer arrive count, consumer arrive count
+  backend.wait_full(stage, lap);
+  backend.wait_empty(stage, lap);
+  { backend.try_full(stage, lap) } -> std::same_as<bool>;
+  { backend.try_empty(stage, lap) } -> std::same_as<bool>;
+  backend.arrive_full(stage);
+  backend.arrive_empty(stage);
+  { backend.full_handle(stage) } -> std::same_as<typename B::Handle>;
+  { backend.empty_handle(stage) } -> std::same_as<typename B::Handle>;
+  handle.arrive();  // so producer code signals a full barrier the same way on every backend
+};
+
+// Expect-tx byte count of the tiles one stage receives, derived from their types so it cannot
+// drift from the layout: stage.mbar().arrive_expect_tx(linpipe::tx_bytes<TileA, TileB>).
+template <class... Tiles>
+inline constexpr std::uint32_t tx_bytes = static_cast<std::uint32_t>((sizeof(Tiles) + ... + 0));
+
+}  // namespace linpipe

@@ -1,0 +1,104 @@
+// linpipe:host_backend — the pipeline protocol on CPU threads, so pipeline logic, examples
+// and stress tests run (under ThreadSanitizer too) with no GPU.
+//
+// Each signal counts arrivals modulo twice its expected count: value / expected is the parity
+// of completed phases, which is all an mbarrier parity wait observes. Storage layout and lap
+// rule are the NVIDIA backend's: full[0..N) then empty[0..N), waits on parity lap & 1.
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+export module linpipe:host_backend;
+
+export namespace linpipe {
+
+// One host signal: an arrival counter that completes a phase every `expected` arrivals.
+struct HostSignal {
+  std::atomic<std::uint32_t> arrivals{0};  // arrivals modulo 2 * expected
+  std::uint32_t expected = 1;
+};
+
+class HostSignalHandle {
+ public:
+  inline explicit HostSignalHandle(HostSignal* signal) : signal_(signal) {}
+
+  // Arrives once; the arrival that completes a phase wakes the waiters.
+  inline void arrive() const {
+    const std::uint32_t wrap = 2 * signal_->expected;
+    std::uint32_t seen = signal_->arrivals.load(std::memory_order_relaxed);
+    std::uint32_t next = 0;
+    do {
+      next = seen + 1 == wrap ? 0 : seen + 1;
+    } while (!signal_->arrivals.compare_exchange_weak(seen, next, std::memory_order_acq_rel,
+                                                      std::memory_order_relaxed));
+    if (next % signal_->expected == 0) signal_->arrivals.notify_all();
+  }
+  // True once the phase of parity (lap & 1) has completed (the mbarrier parity rule).
+  inline bool passed(std::uint32_t lap) const {
+    return passed(signal_->arrivals.load(std::memory_order_acquire), lap);
+  }
+  // Blocks (futex, no spinning) until passed(lap).
+  inline void wait(std::uint32_t lap) const {
+    for (;;) {
+      const std::uint32_t seen = signal_->arrivals.load(std::memory_order_acquire);
+      if (passed(seen, lap)) return;
+      signal_->arrivals.wait(seen, std::memory_order_acquire);
+    }
+  }
+  inline HostSignal* address() const { return signal_; }
+
+ private:
+  inline bool passed(std::uint32_t arrivals, std::uint32_t lap) const {
+    const std::uint32_t completed_parity = arrivals / signal_->expected;
+    return completed_parity != (lap & 1u);
+  }
+
+  HostSignal* signal_;
+};
+
+template <int NumStages>
+class HostBackend {
+  static_assert(NumStages >= 1, "linpipe::HostBackend<NumStages>: NumStages must be >= 1");
+
+ public:
+  using BarrierStorage = HostSignal;
+  using Handle = HostSignalHandle;
+  static constexpr int num_stages = NumStages;
+
+  explicit HostBackend(BarrierStorage* storage) : signals_(storage) {}
+
+  static constexpr std::size_t storage_elems() { return 2 * static_cast<std::size_t>(NumStages); }
+
+  // One thread, before any other thread touches the storage.
+  void init_barriers(std::uint32_t producer_arrive_count, std::uint32_t consumer_arrive_count) {
+    for (int s = 0; s < NumStages; ++s) {
+      init(signals_[s], producer_arrive_count);
+      init(signals_[NumStages + s], consumer_arrive_count);
+    }
+  }
+
+  void wait_full(std::uint32_t stage, std::uint32_t lap) { full_handle(stage).wait(lap); }
+  void wait_empty(std::uint32_t stage, std::uint32_t lap) { empty_handle(stage).wait(lap); }
+  bool try_full(std::uint32_t stage, std::uint32_t lap) { return full_handle(stage).passed(lap); }
+  bool try_empty(std::uint32_t stage, std::uint32_t lap) {
+    return empty_handle(stage).passed(lap);
+  }
+  void arrive_full(std::uint32_t stage) { full_handle(stage).arrive(); }
+  void arrive_empty(std::uint32_t stage) { empty_handle(stage).arrive(); }
+  Handle full_handle(std::uint32_t stage) { return Handle(&signals_[stage]); }
+  Handle empty_handle(std::uint32_t stage) { return Handle(&signals_[NumStages + stage]); }
+
+ private:
+  static void init(HostSignal& signal, std::uint32_t expected) {
+    signal.expected = expected == 0 ? 1 : expected;
+    signal.arrivals.store(0, std::memory_order_release);
+  }
+
+  BarrierStorage* signals_;
+};
+
+}  // namespace linpipe

@@ -1,0 +1,13 @@
+// linpipe — safe producer/consumer pipelines for warp-specialised GPU kernels.
+// `import linpipe;` from plain C++ (HostBackend) or clang CUDA (NvidiaMbarBackend, PTX wrappers).
+module;
+export module linpipe;
+export import :config;
+export import :ptx_mbarrier;
+export import :backend;
+export import :nvidia_mbar_backend;
+export import :host_backend;
+export import :diagnostics;
+export import :stage;
+export import :scope;
+export import :pipeline;

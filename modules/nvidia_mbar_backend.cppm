@@ -1,0 +1,118 @@
+// linpipe:nvidia_mbar_backend — the default backend: mbarriers in shared memory (SM_90+).
+//
+// Shared-memory layout: NumStages full barriers, then NumStages empty barriers, 8 bytes each.
+//   full[s]:  the producer arrives (or expect-tx + the copy engine completes); consumers wait.
+//   empty[s]: consumers arrive; the producer waits before refilling stage s.
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+#include <cstddef>
+#include <cstdint>
+export module linpipe:nvidia_mbar_backend;
+#if defined(__CUDA__)
+import :ptx_mbarrier;
+
+export namespace linpipe {
+
+// One mbarrier in shared memory. Opaque: what it can do is what its members say.
+class MbarHandle {
+ public:
+  LINPIPE_HOST_DEVICE inline explicit MbarHandle(std::uint64_t* bar) : bar_(bar) {}
+
+  // Arrives once (release, CTA scope).
+  LINPIPE_DEVICE inline void arrive() const { (void)ptx::mbarrier_arrive(bar_); }
+  // Expects tx_count more bytes from async copies in this phase, then arrives once.
+  LINPIPE_DEVICE inline void arrive_expect_tx(std::uint32_t tx_count) const {
+    (void)ptx::mbarrier_arrive_expect_tx(bar_, tx_count);
+  }
+  // Expects tx_count more bytes in this phase without arriving.
+  LINPIPE_DEVICE inline void expect_tx(std::uint32_t tx_count) const {
+    ptx::mbarrier_expect_tx(bar_, tx_count);
+  }
+  // Marks tx_count bytes as delivered (what an async copy's completion does).
+  LINPIPE_DEVICE inline void complete_tx(std::uint32_t tx_count) const {
+    ptx::mbarrier_complete_tx(bar_, tx_count);
+  }
+  // Arrives once on the barrier at this offset in CTA cta_rank of the cluster.
+  LINPIPE_DEVICE inline void arrive_cluster(std::uint32_t cta_rank) const {
+    ptx::mbarrier_arrive_cluster(bar_, cta_rank);
+  }
+  // The generic address, and the .shared::cta address that TMA and bulk copies take.
+  LINPIPE_HOST_DEVICE inline std::uint64_t* address() const { return bar_; }
+  LINPIPE_DEVICE inline std::uint32_t shared_address() const { return ptx::shared_address(bar_); }
+
+ private:
+  std::uint64_t* bar_;
+};
+
+template <int NumStages>
+class NvidiaMbarBackend {
+  static_assert(NumStages >= 1, "linpipe::NvidiaMbarBackend<NumStages>: NumStages must be >= 1");
+
+ public:
+  using BarrierStorage = std::uint64_t;
+  using Handle = MbarHandle;
+  static constexpr int num_stages = NumStages;
+
+  // Mojo's SM100_PIPELINE_WAIT_TICKS idea: a waiting warp suspends (freeing issue slots for
+  // the math warps) rather than spinning; 0 lets the hardware pick its own time limit.
+  static constexpr std::uint32_t default_suspend_time_hint_ns = 0;
+
+  LINPIPE_HOST_DEVICE explicit NvidiaMbarBackend(BarrierStorage* storage) : bars_(storage) {}
+
+  static constexpr std::size_t storage_elems() { return 2 * static_cast<std::size_t>(NumStages); }
+
+  // One thread: full barriers expect producer_arrive_count arrivals per phase, empty ones
+  // consumer_arrive_count; then fences the inits for the cluster and the async proxy.
+  LINPIPE_DEVICE void init_barriers(std::uint32_t producer_arrive_count,
+                                    std::uint32_t consumer_arrive_count) {
+    for (int s = 0; s < NumStages; ++s) {
+      ptx::mbarrier_init(full(s), producer_arrive_count);
+      ptx::mbarrier_init(empty(s), consumer_arrive_count);
+    }
+    ptx::fence_mbarrier_init();
+  }
+
+  // Block until the producer has filled `stage` on `lap` (waits on parity lap & 1).
+  LINPIPE_DEVICE void wait_full(std::uint32_t stage, std::uint32_t lap,
+                                std::uint32_t suspend_time_hint_ns = default_suspend_time_hint_ns) {
+    wait(full(stage), lap, suspend_time_hint_ns);
+  }
+  // Block until the consumers have released `stage` on `lap` (waits on parity lap & 1).
+  LINPIPE_DEVICE void wait_empty(std::uint32_t stage, std::uint32_t lap,
+                                 std::uint32_t suspend_time_hint_ns = default_suspend_time_hint_ns) {
+    wait(empty(stage), lap, suspend_time_hint_ns);
+  }
+  LINPIPE_DEVICE bool try_full(std::uint32_t stage, std::uint32_t lap) {
+    return ptx::mbarrier_test_wait_parity(full(stage), lap & 1u);
+  }
+  LINPIPE_DEVICE bool try_empty(std::uint32_t stage, std::uint32_t lap) {
+    return ptx::mbarrier_test_wait_parity(empty(stage), lap & 1u);
+  }
+  LINPIPE_DEVICE void arrive_full(std::uint32_t stage) { (void)ptx::mbarrier_arrive(full(stage)); }
+  LINPIPE_DEVICE void arrive_empty(std::uint32_t stage) { (void)ptx::mbarrier_arrive(empty(stage)); }
+  LINPIPE_HOST_DEVICE Handle full_handle(std::uint32_t stage) { return Handle(full(stage)); }
+  LINPIPE_HOST_DEVICE Handle empty_handle(std::uint32_t stage) { return Handle(empty(stage)); }
+
+ private:
+  LINPIPE_HOST_DEVICE std::uint64_t* full(std::uint32_t stage) const { return bars_ + stage; }
+  LINPIPE_HOST_DEVICE std::uint64_t* empty(std::uint32_t stage) const {
+    return bars_ + NumStages + stage;
+  }
+  LINPIPE_DEVICE static void wait(std::uint64_t* bar, std::uint32_t lap, std::uint32_t hint_ns) {
+    if (hint_ns == 0) {
+      while (!ptx::mbarrier_try_wait_parity(bar, lap & 1u)) {
+      }
+    } else {
+      while (!ptx::mbarrier_try_wait_parity(bar, lap & 1u, hint_ns)) {
+      }
+    }
+  }
+
+  BarrierStorage* bars_;
+};
+
+}  // namespace linpipe
+#endif  // __CUDA__

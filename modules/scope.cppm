@@ -1,0 +1,69 @@
+// linpipe:scope — Mojo's context managers: produce(), consume(), consume_explicit().
+// One template, parameterised by what its destructor does, so the release is correct by
+// construction: the scope cannot be copied, moved or left without releasing.
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+#include <cstdint>
+export module linpipe:scope;
+
+export namespace linpipe {
+
+// What a scope's destructor does to end the stage.
+enum class ScopeRelease : std::uint8_t {
+  producer_step,             // produce(): step only; the signal comes from expect-tx/TMA/arrive()
+  consumer_arrive_and_step,  // consume(): arrive on the empty barrier, then step
+  consumer_step,             // consume_explicit(): step only; the scope's arrive() signals
+};
+
+template <class Pipeline, ScopeRelease Release>
+class [[nodiscard]] StageScope {
+  static constexpr bool is_producer = Release == ScopeRelease::producer_step;
+
+ public:
+  using Handle = typename Pipeline::Handle;
+
+  StageScope(const StageScope&) = delete;
+  StageScope& operator=(const StageScope&) = delete;
+  StageScope(StageScope&&) = delete;
+  StageScope& operator=(StageScope&&) = delete;
+  LINPIPE_HOST_DEVICE ~StageScope() {
+    if constexpr (Release == ScopeRelease::producer_step) {
+      pipeline_.producer_step();
+    } else if constexpr (Release == ScopeRelease::consumer_arrive_and_step) {
+      pipeline_.consumer_signal_and_step();
+    } else {
+      pipeline_.consumer_step();
+    }
+  }
+
+  // The ring slot this scope holds.
+  LINPIPE_HOST_DEVICE std::uint32_t index() const { return index_; }
+  // The full barrier (produce()) or the empty barrier (consume scopes) of this slot.
+  LINPIPE_HOST_DEVICE Handle mbar() const {
+    if constexpr (is_producer) {
+      return pipeline_.producer_mbar(index_);
+    } else {
+      return pipeline_.consumer_mbar(index_);
+    }
+  }
+  // Arrives on mbar(). Not offered by consume(), whose destructor already arrives: a second
+  // arrival would complete the empty barrier's phase early.
+  LINPIPE_HOST_DEVICE void arrive() const
+    requires(Release != ScopeRelease::consumer_arrive_and_step)
+  {
+    mbar().arrive();
+  }
+
+ private:
+  friend Pipeline;
+  LINPIPE_HOST_DEVICE StageScope(Pipeline& pipeline, std::uint32_t index)
+      : pipeline_(pipeline), index_(index) {}
+
+  Pipeline& pipeline_;
+  std::uint32_t index_;
+};
+
+}  // namespace linpipe

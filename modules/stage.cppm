@@ -1,0 +1,198 @@
+// linpipe:stage — the linear stage handles: ProducerStage and ConsumerStage.
+//
+// A stage is an obligation: acquired by acquire_producer()/acquire_consumer() (which wait for
+// it), it must be consumed exactly once, by release() or release_without_signal(), on every
+// path. Three layers hold users to that, as Mojo's linear types do:
+//  1. the type: move-only, [[nodiscard]], and clang's typestate attributes, so -Wconsumed
+//     (an error in linpipe builds) flags leaks, double releases and uses after release/move;
+//  2. the linpipe-linear-stage clang-tidy check, keyed on the linpipe::* annotations below;
+//  3. in debug builds, destroying an unreleased stage reports it and traps (device) or aborts.
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+#include <cstdint>
+export module linpipe:stage;
+import :config;
+import :backend;
+import :diagnostics;
+import :host_backend;
+#if defined(__CUDA__)
+import :nvidia_mbar_backend;
+#endif
+
+namespace linpipe::detail {
+
+// What both stage kinds hold: the pipeline (null once released or moved from), slot and lap.
+template <class Pipeline, Role StageRole>
+class StageClaim {
+ protected:
+  LINPIPE_HOST_DEVICE StageClaim(Pipeline* pipeline, std::uint32_t index, std::uint32_t lap)
+      : pipeline_(pipeline), index_(index), lap_(lap) {}
+  LINPIPE_HOST_DEVICE StageClaim(StageClaim&& other) noexcept
+      : pipeline_(other.pipeline_), index_(other.index_), lap_(other.lap_) {
+    other.pipeline_ = nullptr;
+  }
+  LINPIPE_HOST_DEVICE void take(StageClaim& other) {
+    check_released();
+    pipeline_ = other.pipeline_;
+    index_ = other.index_;
+    lap_ = other.lap_;
+    other.pipeline_ = nullptr;
+  }
+  // The debug backstop: a live claim being destroyed or overwritten.
+  LINPIPE_HOST_DEVICE void check_released() const {
+    if constexpr (debug_checks) {
+      if (pipeline_ != nullptr) report_unreleased_stage(pipeline_->location(index_, lap_, StageRole));
+    }
+  }
+
+  Pipeline* pipeline_;
+  std::uint32_t index_;
+  std::uint32_t lap_;
+};
+
+}  // namespace linpipe::detail
+
+export namespace linpipe {
+
+#if defined(__CUDA__)
+template <int NumStages>
+using DefaultBackend = NvidiaMbarBackend<NumStages>;
+#else
+// Plain C++ has no GPU: the default backend there is the CPU one.
+template <int NumStages>
+using DefaultBackend = HostBackend<NumStages>;
+#endif
+
+template <int NumStages, class Backend = DefaultBackend<NumStages>>
+class ProducerConsumerPipeline;
+
+// The documented escape hatch: hand a stage to storage the checker cannot follow (a member,
+// an array, a container) on purpose. linpipe-linear-stage stops tracking a value passed here;
+// the receiver then owns the obligation, and the debug backstop still checks it at runtime.
+template <class T>
+[[clang::annotate("linpipe::hand_off")]] LINPIPE_HOST_DEVICE constexpr T&& hand_off(
+    T&& stage) noexcept {
+  return static_cast<T&&>(stage);
+}
+
+// A consumer's claim on one full stage. release() = arrive() on the empty barrier, then
+// consumer_step(); release_without_signal() = consumer_step() only (after lane-guarded or
+// remote arrives through arrive()/mbar()).
+template <int NumStages, class Backend>
+class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
+ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>, Role::consumer> {
+  static_assert(PipelineBackend<Backend>,
+                "linpipe::ConsumerStage<NumStages, Backend>: Backend must model "
+                "linpipe::PipelineBackend");
+  using Pipeline = ProducerConsumerPipeline<NumStages, Backend>;
+  using Claim = detail::StageClaim<Pipeline, Role::consumer>;
+  using Claim::index_;
+  using Claim::lap_;
+  using Claim::pipeline_;
+
+ public:
+  using Handle = typename Backend::Handle;
+
+  ConsumerStage(const ConsumerStage&) = delete;
+  ConsumerStage& operator=(const ConsumerStage&) = delete;
+  LINPIPE_HOST_DEVICE ConsumerStage(ConsumerStage&& other) noexcept : Claim(static_cast<Claim&&>(other)) {}
+  // Only onto a released or moved-from stage: overwriting a live one would leak it.
+  [[clang::callable_when("consumed")]] LINPIPE_HOST_DEVICE ConsumerStage& operator=(
+      ConsumerStage&& other) noexcept {
+    this->take(other);
+    return *this;
+  }
+  [[clang::callable_when("consumed")]] LINPIPE_HOST_DEVICE ~ConsumerStage() { this->check_released(); }
+
+  // The ring slot this stage holds, in [0, NumStages).
+  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE std::uint32_t index() const {
+    return index_;
+  }
+  // The empty barrier's handle, for special signalling (e.g. remote arrives in a cluster).
+  [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
+  Handle mbar() const {
+    return pipeline_->consumer_mbar(index_);
+  }
+  // Arrives on the empty barrier without consuming; follow with release_without_signal().
+  [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals"),
+    clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void arrive() const {
+    pipeline_->backend().arrive_empty(index_);
+  }
+  // Arrives on the empty barrier (the producer may refill the slot), then steps the consumer.
+  [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
+    clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void release() {
+    pipeline_->backend().arrive_empty(index_);
+    finish();
+  }
+  // Steps the consumer without arriving: the signal was sent through arrive() or mbar().
+  [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
+    clang::annotate("linpipe::needs_signal")]] LINPIPE_HOST_DEVICE void release_without_signal() {
+    finish();
+  }
+
+ private:
+  friend Pipeline;
+  [[clang::return_typestate(unconsumed)]] LINPIPE_HOST_DEVICE ConsumerStage(
+      Pipeline* pipeline, std::uint32_t index, std::uint32_t lap)
+      : Claim(pipeline, index, lap) {}
+
+  LINPIPE_HOST_DEVICE void finish() {
+    pipeline_->consumer_step();
+    pipeline_ = nullptr;
+  }
+};
+
+// A producer's claim on one empty stage. release() = producer_step() only: the full barrier is
+// signalled by expect-tx plus the copy engine's completion, or by mbar().arrive().
+template <int NumStages, class Backend>
+class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
+ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>, Role::producer> {
+  static_assert(PipelineBackend<Backend>,
+                "linpipe::ProducerStage<NumStages, Backend>: Backend must model "
+                "linpipe::PipelineBackend");
+  using Pipeline = ProducerConsumerPipeline<NumStages, Backend>;
+  using Claim = detail::StageClaim<Pipeline, Role::producer>;
+  using Claim::index_;
+  using Claim::lap_;
+  using Claim::pipeline_;
+
+ public:
+  using Handle = typename Backend::Handle;
+
+  ProducerStage(const ProducerStage&) = delete;
+  ProducerStage& operator=(const ProducerStage&) = delete;
+  LINPIPE_HOST_DEVICE ProducerStage(ProducerStage&& other) noexcept : Claim(static_cast<Claim&&>(other)) {}
+  [[clang::callable_when("consumed")]] LINPIPE_HOST_DEVICE ProducerStage& operator=(
+      ProducerStage&& other) noexcept {
+    this->take(other);
+    return *this;
+  }
+  [[clang::callable_when("consumed")]] LINPIPE_HOST_DEVICE ~ProducerStage() { this->check_released(); }
+
+  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE std::uint32_t index() const {
+    return index_;
+  }
+  // The full barrier's handle: expect-tx bytes, the copy engine's completion, or arrive().
+  [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
+  Handle mbar() const {
+    return pipeline_->producer_mbar(index_);
+  }
+  // Steps the producer to the next slot; signals nothing (see mbar()).
+  [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume")]] LINPIPE_HOST_DEVICE void
+  release() {
+    pipeline_->producer_step();
+    pipeline_ = nullptr;
+  }
+
+ private:
+  friend Pipeline;
+  [[clang::return_typestate(unconsumed)]] LINPIPE_HOST_DEVICE ProducerStage(
+      Pipeline* pipeline, std::uint32_t index, std::uint32_t lap)
+      : Claim(pipeline, index, lap) {}
+
+};
+
+}  // namespace linpipe
