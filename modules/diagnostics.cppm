@@ -100,7 +100,7 @@ class WaitBudget {
 #if defined(__CUDA_ARCH__)
     return now() - start_ > device_wait_budget_cycles;
 #else
-    return now() - start_ > host_wait_budget_ns;
+    return now() - start_ > host_wait_budget_ns.load(std::memory_order_relaxed);
 #endif
   }
   // Between polls: nothing on the GPU (the poll is cheap), a yield on the host.

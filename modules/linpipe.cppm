@@ -4,6 +4,7 @@ module;
 export module linpipe;
 export import :config;
 export import :ptx_mbarrier;
+export import :ptx_bulk_copy;
 export import :backend;
 export import :nvidia_mbar_backend;
 export import :host_backend;

@@ -51,9 +51,10 @@ class [[nodiscard]] StageScope {
   }
   // Arrives on mbar(). Not offered by consume(), whose destructor already arrives: a second
   // arrival would complete the empty barrier's phase early.
-  LINPIPE_HOST_DEVICE void arrive() const
-    requires(Release != ScopeRelease::consumer_arrive_and_step)
-  {
+  LINPIPE_HOST_DEVICE void arrive() const {
+    static_assert(Release != ScopeRelease::consumer_arrive_and_step,
+                  "linpipe: a consume() scope arrives on the empty barrier when it ends; to "
+                  "arrive yourself (lane-guarded or remote), use consume_explicit()");
     mbar().arrive();
   }
 

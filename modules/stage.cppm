@@ -87,6 +87,9 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   static_assert(PipelineBackend<Backend>,
                 "linpipe::ConsumerStage<NumStages, Backend>: Backend must model "
                 "linpipe::PipelineBackend");
+  static_assert(Backend::storage_elems() == 2 * static_cast<decltype(Backend::storage_elems())>(NumStages),
+                "linpipe::ConsumerStage<NumStages, Backend>: Backend was built for a different stage "
+                "count; use the pipeline's own type, Pipeline::ConsumerStageType");
   using Pipeline = ProducerConsumerPipeline<NumStages, Backend>;
   using Claim = detail::StageClaim<Pipeline, Role::consumer>;
   using Claim::index_;
@@ -153,6 +156,9 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   static_assert(PipelineBackend<Backend>,
                 "linpipe::ProducerStage<NumStages, Backend>: Backend must model "
                 "linpipe::PipelineBackend");
+  static_assert(Backend::storage_elems() == 2 * static_cast<decltype(Backend::storage_elems())>(NumStages),
+                "linpipe::ProducerStage<NumStages, Backend>: Backend was built for a different stage "
+                "count; use the pipeline's own type, Pipeline::ProducerStageType");
   using Pipeline = ProducerConsumerPipeline<NumStages, Backend>;
   using Claim = detail::StageClaim<Pipeline, Role::producer>;
   using Claim::index_;

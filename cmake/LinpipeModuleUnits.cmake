@@ -1,0 +1,14 @@
+# The module units of `linpipe`, in dependency order (each may import the ones before it).
+# One list, read by the plain C++ target (FILE_SET CXX_MODULES) and the CUDA BMI builder.
+set(LINPIPE_MODULE_PARTITIONS
+  config
+  ptx_mbarrier
+  ptx_bulk_copy
+  backend
+  nvidia_mbar_backend
+  host_backend
+  diagnostics
+  stage
+  scope
+  pipeline)
+set(LINPIPE_MODULE_HEADERS linpipe_macros.h)

@@ -1,0 +1,101 @@
+// linpipe:ptx_bulk_copy — the bulk copy engine (non-tensor cp.async.bulk) and its fences.
+// PTX ISA, "Data Movement and Conversion Instructions: cp.async.bulk":
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk
+//
+// Sizes and addresses must be multiples of 16 bytes; the wrappers take byte counts as uint32_t.
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+#include <cstdint>
+export module linpipe:ptx_bulk_copy;
+#if defined(__CUDA__)
+import :ptx_mbarrier;
+
+extern "C" {
+LINPIPE_DEVICE void linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+}
+
+export namespace linpipe::ptx {
+
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar];
+// PTX ISA 8.0, SM_90. Copies size bytes global -> shared; completion adds size transaction
+// bytes to bar (so bar must expect them: arrive_expect_tx / expect_tx).
+LINPIPE_DEVICE inline void cp_async_bulk_global_to_shared(void* dst_shared, const void* src_global,
+                                                          std::uint32_t size, std::uint64_t* bar) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(shared_address(dst_shared)),
+      "l"(src_global), "r"(size), "r"(shared_address(bar))
+      : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+#endif
+}
+
+// cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size;
+// PTX ISA 8.0, SM_90. Copies size bytes shared -> global, tracked by the thread's bulk group.
+LINPIPE_DEVICE inline void cp_async_bulk_shared_to_global(void* dst_global, const void* src_shared,
+                                                          std::uint32_t size) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst_global),
+               "r"(shared_address(src_shared)), "r"(size)
+               : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+#endif
+}
+
+// cp.async.bulk.commit_group;
+// PTX ISA 8.0, SM_90. Closes the thread's current bulk group.
+LINPIPE_DEVICE inline void cp_async_bulk_commit_group() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#else
+  linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+#endif
+}
+
+// cp.async.bulk.wait_group.read N;
+// PTX ISA 8.0, SM_90. Waits until at most N of the thread's bulk groups still READ their
+// source (shared memory may then be reused; the global writes may still be in flight).
+template <int MaxPending>
+LINPIPE_DEVICE inline void cp_async_bulk_wait_group_read() {
+  static_assert(MaxPending >= 0 && MaxPending <= 63,
+                "cp.async.bulk.wait_group.read takes an immediate in [0, 63]");
+#if __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(MaxPending) : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+#endif
+}
+
+// cp.async.bulk.wait_group N;
+// PTX ISA 8.0, SM_90. Waits until at most N of the thread's bulk groups are incomplete
+// (their writes are done and visible).
+template <int MaxPending>
+LINPIPE_DEVICE inline void cp_async_bulk_wait_group() {
+  static_assert(MaxPending >= 0 && MaxPending <= 63,
+                "cp.async.bulk.wait_group takes an immediate in [0, 63]");
+#if __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(MaxPending) : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+#endif
+}
+
+// fence.proxy.async.shared::cta;
+// PTX ISA 8.0, SM_90. Orders this thread's generic-proxy shared-memory accesses with later
+// async-proxy ones (the copy engine, TMA, wgmma reading shared memory).
+LINPIPE_DEVICE inline void fence_proxy_async_shared_cta() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#else
+  linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+#endif
+}
+
+}  // namespace linpipe::ptx
+#endif  // __CUDA__

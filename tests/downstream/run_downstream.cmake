@@ -1,0 +1,23 @@
+# ctest entry downstream-package: install this build into a fresh prefix, then configure,
+# build and run the downstream project against it, as a user would.
+foreach(var SOURCE_DIR BINARY_DIR WORK_DIR CXX MAKE_PROGRAM)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "run_downstream.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(prefix "${WORK_DIR}/prefix")
+execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BINARY_DIR}" --prefix "${prefix}"
+  OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
+execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/downstream"
+  -B "${WORK_DIR}/build" -G Ninja -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}
+  -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
+  COMMAND_ERROR_IS_FATAL ANY)
+execute_process(COMMAND "${CMAKE_COMMAND}" --build "${WORK_DIR}/build" COMMAND_ERROR_IS_FATAL ANY)
+execute_process(COMMAND "${WORK_DIR}/build/downstream_app" COMMAND_ERROR_IS_FATAL ANY)
+if(WITH_CUDA)
+  if(NOT EXISTS "${WORK_DIR}/build/downstream_cuda_app")
+    message(FATAL_ERROR "the CUDA flavour was available but downstream_cuda_app was not built")
+  endif()
+  execute_process(COMMAND "${WORK_DIR}/build/downstream_cuda_app" COMMAND_ERROR_IS_FATAL ANY)
+endif()
