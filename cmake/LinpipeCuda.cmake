@@ -150,8 +150,8 @@ function(linpipe_target_cuda_sources target)
     OBJECT_DEPENDS "${depends}")
   target_compile_features(${target} PRIVATE cxx_std_20)
   set_target_properties(${target} PROPERTIES CXX_EXTENSIONS ${LINPIPE_CUDA_EXTENSIONS})
-  target_link_directories(${target} PRIVATE "${LINPIPE_CUDA_PATH}/lib64")
-  target_link_libraries(${target} PRIVATE cudart_static dl rt Threads::Threads)
+  target_link_libraries(${target} PRIVATE "${LINPIPE_CUDA_PATH}/lib64/libcudart_static.a" dl rt
+                        Threads::Threads)
 endfunction()
 
 # The BMIs and their importers must agree on GNU extensions; follow CMake's default (ON) unless

@@ -1,0 +1,19 @@
+// Device-side helpers for benchmarks and tests: random fill and bytewise comparison, so
+// multi-GiB buffers are checked without copying them back to the host.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace linpipe::kernels {
+
+// Fills `bytes` bytes at ptr with a pseudo-random stream determined by seed.
+cudaError_t fill_random(void* ptr, std::size_t bytes, std::uint64_t seed, cudaStream_t stream = nullptr);
+
+// Counts the differing bytes of a and b into *mismatches (host pointer; synchronises).
+cudaError_t count_mismatches(const void* a, const void* b, std::size_t bytes,
+                             unsigned long long* mismatches);
+
+}  // namespace linpipe::kernels

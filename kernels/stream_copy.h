@@ -1,0 +1,27 @@
+// stream_copy: a device-to-device copy through a ring of shared-memory stages.
+// A producer warp fills stages with the bulk copy engine (cp.async.bulk completing on the
+// stage's full mbarrier with expect-tx bytes); consumer warps drain them to global memory with
+// bulk stores; a persistent grid walks the tiles. Plain host API: no module import needed.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace linpipe::kernels {
+
+struct StreamCopyConfig {
+  int stages = 4;                    // ring depth: 1, 2, 3, 4, 6 or 8
+  std::uint32_t tile_bytes = 32768;  // bytes per stage: a multiple of 16, at most 64 KiB
+  int consumer_warps = 1;            // 1, 2 or 4 warps issuing the bulk stores of a tile
+  int blocks_per_sm = 1;             // persistent grid: SMs x blocks_per_sm blocks (0: max)
+};
+
+// Copies `bytes` bytes from src to dst (both device pointers, 16-byte aligned, not overlapping)
+// on `stream`. Returns cudaErrorInvalidValue for a config or pointer it cannot run, with
+// `why` (if given) set to a sentence saying what to change.
+cudaError_t stream_copy(void* dst, const void* src, std::size_t bytes, const StreamCopyConfig& config,
+                        cudaStream_t stream = nullptr, const char** why = nullptr);
+
+}  // namespace linpipe::kernels

@@ -1,0 +1,77 @@
+// The debug-build hang detector on the GPU: a deliberately unbalanced pipeline (the full barrier
+// expects two producer arrivals, only one comes) must trap with a report naming the pipeline,
+// stage, lap, role, block and warp, instead of hanging. The trap ruins the CUDA context, so the
+// kernel runs in a child process (this binary, re-run with LINPIPE_HANG_CHILD=1).
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpu_test_support.h"
+
+import linpipe;
+
+namespace {
+
+__global__ void unbalanced_pipeline(std::uint32_t* out) {
+  using Pipeline = linpipe::ProducerConsumerPipeline<2>;
+  __shared__ std::uint64_t barriers[Pipeline::BackendType::storage_elems()];
+  if (threadIdx.x == 0) Pipeline(barriers).init_mbars(/*producer_arrive_count=*/2, 1);
+  __syncthreads();
+  Pipeline pipe(barriers, "unbalanced");
+  if (threadIdx.x == 0) {
+    auto stage = pipe.acquire_producer();
+    stage.mbar().arrive();  // one arrival of the two the full barrier expects
+    stage.release();
+  } else if (threadIdx.x == 32) {
+    auto stage = pipe.acquire_consumer();  // never completes: must trap, not hang
+    *out = stage.index();
+    stage.release();
+  }
+}
+
+int run_child() {
+  std::uint32_t* out = nullptr;
+  if (cudaMalloc(&out, sizeof(*out)) != cudaSuccess) return 3;
+  unbalanced_pipeline<<<1, 64>>>(out);
+  const cudaError_t status = cudaDeviceSynchronize();
+  std::fflush(stdout);
+  std::fprintf(stderr, "child: kernel finished with %s\n", cudaGetErrorName(status));
+  return status == cudaSuccess ? 0 : 1;
+}
+
+TEST(HangDetector, UnbalancedPipelineTrapsWithReport) {
+  if (std::getenv("LINPIPE_HANG_CHILD") != nullptr) std::exit(run_child());
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  LINPIPE_REQUIRE_GPU();
+
+  const std::string command = "LINPIPE_HANG_CHILD=1 timeout 60 /proc/" + std::to_string(getpid()) +
+                              "/exe --gtest_filter=HangDetector.* 2>&1";
+  FILE* child = popen(command.c_str(), "r");
+  ASSERT_NE(child, nullptr);
+  std::string output;
+  std::array<char, 512> chunk{};
+  while (std::fgets(chunk.data(), chunk.size(), child) != nullptr) output += chunk.data();
+  const int status = pclose(child);
+  std::printf("%s", output.c_str());
+
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 124) << "the child hung until timeout killed it";
+  EXPECT_EQ(WEXITSTATUS(status), 1) << "the kernel should fail with a trap";
+  EXPECT_NE(output.find("linpipe: wait exceeded its budget (the barrier never completed): "
+                        "pipeline 'unbalanced'"),
+            std::string::npos);
+  EXPECT_NE(output.find("stage 0 lap 0 role consumer, block (0,0,0) warp 1 lane 0"),
+            std::string::npos);
+  EXPECT_NE(output.find("the producer never filled this stage"), std::string::npos);
+  EXPECT_NE(output.find("child: kernel finished with cudaError"), std::string::npos)
+      << "the trap must fail the launch";
+}
+
+}  // namespace
