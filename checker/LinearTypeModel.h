@@ -1,0 +1,76 @@
+//===--- LinearTypeModel.h - linpipe clang-tidy checks ----------*- C++ -*-===//
+//
+// What the linpipe checks know about types and functions, read from
+// [[clang::annotate(...)]] attributes only (never from names): which classes are
+// linear, which member functions consume, arrive or signal, and which function is
+// the documented hand-off escape hatch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINPIPE_CHECKER_LINEARTYPEMODEL_H
+#define LINPIPE_CHECKER_LINEARTYPEMODEL_H
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Type.h"
+#include "llvm/ADT/DenseMap.h"
+#include <string>
+
+namespace linpipe::tidy {
+
+/// The annotation strings, configurable through the checks' options.
+struct LinearAnnotations {
+  std::string Linear = "linpipe::linear";
+  std::string Consume = "linpipe::consume";
+  std::string Arrives = "linpipe::arrives";
+  std::string Signals = "linpipe::signals";
+  std::string NeedsSignal = "linpipe::needs_signal";
+  std::string HandOff = "linpipe::hand_off";
+};
+
+/// What calling a member function does to the linear object it is called on.
+struct MethodRole {
+  bool Consume = false;     // ends the obligation (release())
+  bool Arrives = false;     // arrives on the stage's barrier (arrive(), release())
+  bool Signals = false;     // a signalling use (mbar(), arrive())
+  bool NeedsSignal = false; // a consume that needs an earlier signal (release_without_signal())
+};
+
+class LinearTypeModel {
+public:
+  explicit LinearTypeModel(LinearAnnotations Names) : Names(std::move(Names)) {}
+
+  const LinearAnnotations &annotations() const { return Names; }
+
+  /// The linear class of \p T (a class type, not a reference or pointer), or null.
+  const clang::CXXRecordDecl *linearRecord(clang::QualType T);
+  bool isLinear(clang::QualType T) { return linearRecord(T) != nullptr; }
+  bool isLinearClass(const clang::CXXRecordDecl *RD);
+
+  MethodRole roleOf(const clang::FunctionDecl *FD);
+  bool isHandOff(const clang::FunctionDecl *FD);
+
+  /// "release() or release_without_signal()": the consuming members of \p RD, for notes.
+  std::string consumeNames(const clang::CXXRecordDecl *RD);
+  /// Signalling members that do not consume ("mbar() or arrive()").
+  std::string signalNames(const clang::CXXRecordDecl *RD);
+  /// Consuming members that arrive ("release()") or that need a signal
+  /// ("release_without_signal()").
+  std::string consumeNamesWhere(const clang::CXXRecordDecl *RD, bool Arrives, bool NeedsSignal);
+
+  /// Forget cached declarations (they belong to one translation unit).
+  void reset();
+
+private:
+  bool hasAnnotation(const clang::Decl *D, llvm::StringRef Annotation) const;
+  bool recordIsLinear(const clang::CXXRecordDecl *RD, unsigned Depth);
+  template <class Pred>
+  std::string methodNames(const clang::CXXRecordDecl *RD, Pred Keep);
+
+  LinearAnnotations Names;
+  llvm::DenseMap<const clang::CXXRecordDecl *, bool> LinearCache;
+  llvm::DenseMap<const clang::FunctionDecl *, MethodRole> RoleCache;
+};
+
+} // namespace linpipe::tidy
+
+#endif // LINPIPE_CHECKER_LINEARTYPEMODEL_H
