@@ -996,7 +996,8 @@ bool Solver::reportUseAfter(unsigned V, const ValueState &VS, bool IsConsume,
                            : (WasReleased ? UseAfterKind::UsedAfterRelease
                                           : UseAfterKind::UsedAfterMove);
   R.F.OriginLoc = WasReleased ? VS.ReleasedAt : VS.MovedAt;
-  R.F.OriginInEarlierIteration = before(Loc, R.F.OriginLoc);
+  // The origin at or after the use in the source: reached again around a loop.
+  R.F.OriginInEarlierIteration = Loc == R.F.OriginLoc || before(Loc, R.F.OriginLoc);
   Out->push_back(std::move(R));
   return true;
 }
