@@ -26,29 +26,80 @@ struct Tiles {
   }
 };
 
+// An optional L2 policy for the bulk copies.
+struct CachePolicy {
+  bool enabled;
+  std::uint64_t policy;
+};
+
+__device__ void bulk_load(std::byte* to, const std::byte* from, std::uint32_t bytes,
+                          std::uint64_t* bar, CachePolicy cache) {
+  if (cache.enabled) {
+    ptx::cp_async_bulk_global_to_shared(to, from, bytes, bar, cache.policy);
+  } else {
+    ptx::cp_async_bulk_global_to_shared(to, from, bytes, bar);
+  }
+}
+__device__ void bulk_store(std::byte* to, const std::byte* from, std::uint32_t bytes,
+                           CachePolicy cache) {
+  if (cache.enabled) {
+    ptx::cp_async_bulk_shared_to_global(to, from, bytes, cache.policy);
+  } else {
+    ptx::cp_async_bulk_shared_to_global(to, from, bytes);
+  }
+}
+
 // One lane: load each of this block's tiles into the next empty stage.
 template <class Pipeline>
-__device__ void produce_tiles(Pipeline& pipe, std::byte* ring, const Tiles& tiles) {
+__device__ void produce_tiles(Pipeline& pipe, std::byte* ring, const Tiles& tiles,
+                              CachePolicy cache) {
   for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
     auto stage = pipe.acquire_producer();
     const std::uint32_t bytes = tiles.size(t);
     const auto full = stage.mbar();
     full.arrive_expect_tx(bytes);  // the phase completes when the copy's bytes have landed
-    ptx::cp_async_bulk_global_to_shared(ring + stage.index() * tiles.tile_bytes,
-                                        tiles.src + t * tiles.tile_bytes, bytes, full.address());
+    bulk_load(ring + stage.index() * tiles.tile_bytes, tiles.src + t * tiles.tile_bytes, bytes,
+              full.address(), cache);
     stage.release();
   }
   pipe.drain();  // every stage released before the block's shared memory goes away
 }
 
-// One lane per consumer warp: store this warp's slice of each full stage. The stage's empty
-// barrier is signalled once the store has READ the slot, one tile later, so a store is always in
-// flight while the next tile is awaited (with one stage there is nothing to overlap).
-template <int Stages, class Pipeline>
-__device__ void consume_tiles(Pipeline& pipe, const std::byte* ring, const Tiles& tiles,
-                              std::uint32_t warp, std::uint32_t warps) {
-  constexpr bool defer_signal = Stages > 1;
-  MbarHandle pending(nullptr);
+// The empty barriers of stages whose bulk stores may still be reading them, oldest first.
+// Depth is a compile-time constant so the handles stay in registers.
+template <int Depth>
+class PendingSignals {
+ public:
+  // Queues `empty`; once Depth are queued, arrives on the oldest (its store has read the slot:
+  // the caller waited for all but Depth bulk groups).
+  __device__ void push(MbarHandle empty) {
+    if (slots_[0].address() != nullptr) slots_[0].arrive();
+#pragma unroll
+    for (int i = 0; i + 1 < Depth; ++i) slots_[i] = slots_[i + 1];
+    slots_[Depth - 1] = empty;
+  }
+  __device__ void flush() {
+#pragma unroll
+    for (int i = 0; i < Depth; ++i) {
+      if (slots_[i].address() != nullptr) slots_[i].arrive();
+    }
+  }
+
+ private:
+  MbarHandle slots_[Depth] = {};
+};
+
+// One lane per consumer warp: store this warp's slice of each full stage with the bulk engine.
+// A stage's empty barrier is signalled once its store has READ the slot, Lag tiles later, so
+// stores stay in flight while the next tiles are awaited. Lag < Stages, or the producer could
+// never refill the slot the consumer waits on next.
+template <int Stages, int Lag, class Pipeline>
+__device__ void store_tiles_with_bulk_copies(Pipeline& pipe, const std::byte* ring, const Tiles& tiles,
+                                             std::uint32_t warp, std::uint32_t warps,
+                                             CachePolicy cache) {
+  static_assert(Lag < Stages, "a signal may trail its store by at most Stages - 1 tiles");
+  constexpr int depth = Lag;
+  PendingSignals<depth == 0 ? 1 : depth> pending;
   for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
     auto stage = pipe.acquire_consumer();
     const std::uint32_t bytes = tiles.size(t);
@@ -56,29 +107,58 @@ __device__ void consume_tiles(Pipeline& pipe, const std::byte* ring, const Tiles
     const std::uint32_t begin = warp * slice;
     if (begin < bytes) {
       const std::uint32_t length = bytes - begin < slice ? bytes - begin : slice;
-      ptx::cp_async_bulk_shared_to_global(tiles.dst + t * tiles.tile_bytes + begin,
-                                          ring + stage.index() * tiles.tile_bytes + begin, length);
+      bulk_store(tiles.dst + t * tiles.tile_bytes + begin,
+                 ring + stage.index() * tiles.tile_bytes + begin, length, cache);
     }
     ptx::cp_async_bulk_commit_group();
     const auto empty = stage.mbar();
-    stage.release_without_signal();  // signalled below through `empty`, once the store has read it
-    if constexpr (defer_signal) {
-      ptx::cp_async_bulk_wait_group_read<1>();
-      if (pending.address() != nullptr) pending.arrive();
-      pending = empty;
-    } else {
+    stage.release_without_signal();  // signalled through `empty` once the store has read it
+    if constexpr (depth == 0) {
       ptx::cp_async_bulk_wait_group_read<0>();
       empty.arrive();
+    } else {
+      ptx::cp_async_bulk_wait_group_read<depth - 1>();
+      pending.push(empty);
     }
   }
   ptx::cp_async_bulk_wait_group_read<0>();
-  if (pending.address() != nullptr) pending.arrive();
+  pending.flush();
   ptx::cp_async_bulk_wait_group<0>();  // the writes are complete before the block exits
 }
 
-template <int Stages>
+// Every lane of each consumer warp: copy this warp's share of each full stage with 16-byte
+// loads and stores; the stage is free as soon as the loads have returned, so lane 0 arrives
+// for the warp right away (the lane-guarded release).
+template <class Pipeline>
+__device__ void store_tiles_with_threads(Pipeline& pipe, const std::byte* ring, const Tiles& tiles,
+                                         std::uint32_t warp, std::uint32_t warps) {
+  constexpr std::uint32_t unroll = 4;
+  const std::uint32_t lane = threadIdx.x % 32;
+  const std::uint32_t stride = warps * 32;
+  for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
+    auto stage = pipe.acquire_consumer();
+    const std::uint32_t vectors = tiles.size(t) / 16;
+    const auto* from = reinterpret_cast<const uint4*>(ring + stage.index() * tiles.tile_bytes);
+    auto* to = reinterpret_cast<uint4*>(tiles.dst + t * tiles.tile_bytes);
+    std::uint32_t v = warp * 32 + lane;
+    for (; v + (unroll - 1) * stride < vectors; v += unroll * stride) {
+      uint4 held[unroll];
+#pragma unroll
+      for (std::uint32_t u = 0; u < unroll; ++u) held[u] = from[v + u * stride];
+#pragma unroll
+      for (std::uint32_t u = 0; u < unroll; ++u) to[v + u * stride] = held[u];
+    }
+    for (; v < vectors; v += stride) to[v] = from[v];
+    __syncwarp();
+    if (lane == 0) stage.arrive();
+    stage.release_without_signal();
+  }
+}
+
+template <int Stages, int Lag>
 __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::size_t bytes,
-                                   std::uint32_t tile_bytes, std::uint32_t consumer_warps) {
+                                   std::uint32_t tile_bytes, std::uint32_t consumer_warps,
+                                   bool threads_store, bool evict_first) {
   using Pipeline = ProducerConsumerPipeline<Stages>;
   static_assert(Pipeline::smem_bytes() <= barrier_bytes, "barrier area too small for Stages");
   extern __shared__ __align__(128) std::byte smem[];
@@ -93,10 +173,13 @@ __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::si
   const std::size_t bulk_bytes = bytes & ~std::size_t{15};
   const Tiles tiles{src, dst, (bulk_bytes + tile_bytes - 1) / tile_bytes, bulk_bytes, tile_bytes};
   Pipeline pipe(barriers, "stream_copy");
+  const CachePolicy cache{evict_first, evict_first ? ptx::createpolicy_evict_first() : 0};
   if (warp == 0) {
-    if (leader) produce_tiles(pipe, ring, tiles);
+    if (leader) produce_tiles(pipe, ring, tiles, cache);
+  } else if (threads_store) {
+    store_tiles_with_threads(pipe, ring, tiles, warp - 1, consumer_warps);
   } else if (leader) {
-    consume_tiles<Stages>(pipe, ring, tiles, warp - 1, consumer_warps);
+    store_tiles_with_bulk_copies<Stages, Lag>(pipe, ring, tiles, warp - 1, consumer_warps, cache);
   }
 
   // The last bytes % 16 bytes are below the bulk engine's granule: plain loads and stores.
@@ -105,10 +188,10 @@ __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::si
   }
 }
 
-template <int Stages>
+template <int Stages, int Lag>
 cudaError_t launch(void* dst, const void* src, std::size_t bytes, const StreamCopyConfig& config,
                    cudaStream_t stream) {
-  const auto kernel = stream_copy_kernel<Stages>;
+  const auto kernel = stream_copy_kernel<Stages, Lag>;
   const std::size_t smem = barrier_bytes + std::size_t{config.tile_bytes} * Stages;
   const int threads = 32 * (1 + config.consumer_warps);
   cudaError_t status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -130,7 +213,8 @@ cudaError_t launch(void* dst, const void* src, std::size_t bytes, const StreamCo
   if (blocks > tiles) blocks = tiles == 0 ? 1 : tiles;
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
       static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, config.tile_bytes,
-      static_cast<std::uint32_t>(config.consumer_warps));
+      static_cast<std::uint32_t>(config.consumer_warps), config.store == StoreEngine::threads,
+      config.evict_first);
   return cudaGetLastError();
 }
 
@@ -144,19 +228,32 @@ cudaError_t stream_copy(void* dst, const void* src, std::size_t bytes, const Str
   };
   if (config.tile_bytes == 0 || config.tile_bytes % 16 != 0 || config.tile_bytes > 65536)
     return reject("tile_bytes must be a non-zero multiple of 16, at most 65536");
-  if (config.consumer_warps != 1 && config.consumer_warps != 2 && config.consumer_warps != 4)
-    return reject("consumer_warps must be 1, 2 or 4");
+  if (config.consumer_warps != 1 && config.consumer_warps != 2 && config.consumer_warps != 4 &&
+      config.consumer_warps != 8)
+    return reject("consumer_warps must be 1, 2, 4 or 8");
   if (config.blocks_per_sm < 0) return reject("blocks_per_sm must be >= 0 (0: as many as fit)");
   if (reinterpret_cast<std::uintptr_t>(dst) % 16 != 0 || reinterpret_cast<std::uintptr_t>(src) % 16 != 0)
     return reject("dst and src must be 16-byte aligned (the bulk copy engine's granule)");
+  if (config.store_lag < 0 || config.store_lag > 2 || config.store_lag >= config.stages)
+    return reject("store_lag must be 0, 1 or 2, and less than stages");
   if (bytes == 0) return cudaSuccess;
+  const auto with_lag = [&]<int Stages>() {
+    switch (config.store_lag) {
+      case 0: return launch<Stages, 0>(dst, src, bytes, config, stream);
+      case 1: if constexpr (Stages > 1) return launch<Stages, 1>(dst, src, bytes, config, stream);
+              break;
+      case 2: if constexpr (Stages > 2) return launch<Stages, 2>(dst, src, bytes, config, stream);
+              break;
+    }
+    return cudaErrorInvalidValue;  // excluded by the checks above
+  };
   switch (config.stages) {
-    case 1: return launch<1>(dst, src, bytes, config, stream);
-    case 2: return launch<2>(dst, src, bytes, config, stream);
-    case 3: return launch<3>(dst, src, bytes, config, stream);
-    case 4: return launch<4>(dst, src, bytes, config, stream);
-    case 6: return launch<6>(dst, src, bytes, config, stream);
-    case 8: return launch<8>(dst, src, bytes, config, stream);
+    case 1: return with_lag.template operator()<1>();
+    case 2: return with_lag.template operator()<2>();
+    case 3: return with_lag.template operator()<3>();
+    case 4: return with_lag.template operator()<4>();
+    case 6: return with_lag.template operator()<6>();
+    case 8: return with_lag.template operator()<8>();
     default: return reject("stages must be 1, 2, 3, 4, 6 or 8");
   }
 }

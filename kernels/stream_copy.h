@@ -11,11 +11,20 @@
 
 namespace linpipe::kernels {
 
+// How consumer warps move a full stage to global memory.
+enum class StoreEngine : std::uint8_t {
+  bulk,     // one lane per warp issues cp.async.bulk shared -> global (the copy engine)
+  threads,  // every lane loads 16-byte vectors from shared memory and stores them
+};
+
 struct StreamCopyConfig {
   int stages = 4;                    // ring depth: 1, 2, 3, 4, 6 or 8
   std::uint32_t tile_bytes = 32768;  // bytes per stage: a multiple of 16, at most 64 KiB
-  int consumer_warps = 1;            // 1, 2 or 4 warps issuing the bulk stores of a tile
+  int consumer_warps = 1;            // 1, 2, 4 or 8 warps storing each tile (in slices)
   int blocks_per_sm = 1;             // persistent grid: SMs x blocks_per_sm blocks (0: max)
+  StoreEngine store = StoreEngine::bulk;
+  int store_lag = 1;         // bulk stores: tiles a stage's signal may trail its store (< stages)
+  bool evict_first = false;  // L2 evict-first policy on the bulk loads and stores
 };
 
 // Copies `bytes` bytes from src to dst (both device pointers, 16-byte aligned, not overlapping)

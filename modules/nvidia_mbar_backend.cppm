@@ -19,6 +19,8 @@ export namespace linpipe {
 // One mbarrier in shared memory. Opaque: what it can do is what its members say.
 class MbarHandle {
  public:
+  // An empty handle (address() == nullptr), e.g. a slot for a signal sent later.
+  MbarHandle() = default;
   LINPIPE_HOST_DEVICE inline explicit MbarHandle(std::uint64_t* bar) : bar_(bar) {}
 
   // Arrives once (release, CTA scope).
@@ -44,7 +46,7 @@ class MbarHandle {
   LINPIPE_DEVICE inline std::uint32_t shared_address() const { return ptx::shared_address(bar_); }
 
  private:
-  std::uint64_t* bar_;
+  std::uint64_t* bar_ = nullptr;
 };
 
 template <int NumStages>
@@ -60,7 +62,10 @@ class NvidiaMbarBackend {
   // the math warps) rather than spinning; 0 lets the hardware pick its own time limit.
   static constexpr std::uint32_t default_suspend_time_hint_ns = 0;
 
-  LINPIPE_HOST_DEVICE explicit NvidiaMbarBackend(BarrierStorage* storage) : bars_(storage) {}
+  // Keeps the barriers as a shared-window pointer, so slot arithmetic stays 32-bit and each
+  // barrier's `.shared::cta` address folds to a register, as hand-written PTX would have it.
+  LINPIPE_DEVICE explicit NvidiaMbarBackend(BarrierStorage* storage)
+      : bars_((SharedBarrier*)storage) {}
 
   static constexpr std::size_t storage_elems() { return 2 * static_cast<std::size_t>(NumStages); }
 
@@ -93,13 +98,17 @@ class NvidiaMbarBackend {
   }
   LINPIPE_DEVICE void arrive_full(std::uint32_t stage) { (void)ptx::mbarrier_arrive(full(stage)); }
   LINPIPE_DEVICE void arrive_empty(std::uint32_t stage) { (void)ptx::mbarrier_arrive(empty(stage)); }
-  LINPIPE_HOST_DEVICE Handle full_handle(std::uint32_t stage) { return Handle(full(stage)); }
-  LINPIPE_HOST_DEVICE Handle empty_handle(std::uint32_t stage) { return Handle(empty(stage)); }
+  LINPIPE_DEVICE Handle full_handle(std::uint32_t stage) { return Handle(full(stage)); }
+  LINPIPE_DEVICE Handle empty_handle(std::uint32_t stage) { return Handle(empty(stage)); }
 
  private:
-  LINPIPE_HOST_DEVICE std::uint64_t* full(std::uint32_t stage) const { return bars_ + stage; }
-  LINPIPE_HOST_DEVICE std::uint64_t* empty(std::uint32_t stage) const {
-    return bars_ + NumStages + stage;
+  using SharedBarrier = __attribute__((address_space(3))) std::uint64_t;
+
+  LINPIPE_DEVICE std::uint64_t* full(std::uint32_t stage) const {
+    return (std::uint64_t*)(bars_ + stage);
+  }
+  LINPIPE_DEVICE std::uint64_t* empty(std::uint32_t stage) const {
+    return (std::uint64_t*)(bars_ + NumStages + stage);
   }
   LINPIPE_DEVICE static void wait(std::uint64_t* bar, std::uint32_t lap, std::uint32_t hint_ns) {
     if (hint_ns == 0) {
@@ -111,7 +120,7 @@ class NvidiaMbarBackend {
     }
   }
 
-  BarrierStorage* bars_;
+  SharedBarrier* bars_;
 };
 
 }  // namespace linpipe

@@ -35,6 +35,51 @@ LINPIPE_DEVICE inline void cp_async_bulk_global_to_shared(void* dst_shared, cons
 #endif
 }
 
+// createpolicy.fractional.L2::evict_first.b64 policy, 1.0;
+// PTX ISA 7.4, SM_80. An L2 policy marking every line it covers evict-first: for streams read
+// or written once, so they do not push reused data out of L2.
+LINPIPE_DEVICE inline std::uint64_t createpolicy_evict_first() {
+  std::uint64_t policy = 0;
+#if __CUDA_ARCH__ >= 800
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+#else
+  linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+#endif
+  return policy;
+}
+
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint
+//     [dst], [src], size, [bar], policy;
+// PTX ISA 8.0, SM_90. As cp_async_bulk_global_to_shared, with an L2 policy for the reads.
+LINPIPE_DEVICE inline void cp_async_bulk_global_to_shared(void* dst_shared, const void* src_global,
+                                                          std::uint32_t size, std::uint64_t* bar,
+                                                          std::uint64_t cache_policy) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1], %2, [%3], %4;" ::"r"(shared_address(dst_shared)),
+      "l"(src_global), "r"(size), "r"(shared_address(bar)), "l"(cache_policy)
+      : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+#endif
+}
+
+// cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [dst], [src], size, policy;
+// PTX ISA 8.0, SM_90. As cp_async_bulk_shared_to_global, with an L2 policy for the writes.
+LINPIPE_DEVICE inline void cp_async_bulk_shared_to_global(void* dst_global, const void* src_shared,
+                                                          std::uint32_t size,
+                                                          std::uint64_t cache_policy) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;" ::
+                   "l"(dst_global),
+               "r"(shared_address(src_shared)), "r"(size), "l"(cache_policy)
+               : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+#endif
+}
+
 // cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size;
 // PTX ISA 8.0, SM_90. Copies size bytes shared -> global, tracked by the thread's bulk group.
 LINPIPE_DEVICE inline void cp_async_bulk_shared_to_global(void* dst_global, const void* src_shared,

@@ -4,24 +4,27 @@
 # Usage: run_gpu_suite.sh DIR OUT   (DIR holds the executables and this folder's scripts)
 set -uo pipefail
 dir=$1 out=$2
+logs=$(mktemp -d)  # at most a few files may come back from $OUT: keep the rest here
+exec > >(tee "$out/suite.log") 2>&1
 status=0
 run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 for t in cuda_import_test gpu_pingpong_test gpu_stream_copy_test gpu_hang_detector_test; do
-  run "$dir/$t" 2>&1 | tail -n 25 | tee "$out/$t.log"
+  run "$dir/$t" > "$logs/$t.log" 2>&1
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED|^cuda_import_test|^linpipe: |^child: " "$logs/$t.log"
 done
 for tool in racecheck synccheck; do
   run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_stream_copy_test" \
-    --gtest_filter='StreamCopySanitizer.*' > "$out/sanitizer_$tool.log" 2>&1
-  tail -n 3 "$out/sanitizer_$tool.log"
+    --gtest_filter='StreamCopySanitizer.*' > "$logs/sanitizer_$tool.log" 2>&1
+  grep -E "SUMMARY|PASSED|FAILED" "$logs/sanitizer_$tool.log"
 done
-run "$dir/handoff_bench" | tee "$out/handoff.txt"
+run "$dir/handoff_bench" | tee "$logs/handoff.txt"
 cuobjdump --dump-sass "$dir/handoff_bench" > "$out/handoff.sass" 2>&1
-python3 "$dir/compare_handoff_sass.py" < "$out/handoff.sass" | tee "$out/handoff_sass.txt"
-run "$dir/stream_copy_bench" --csv "$out/stream_copy.csv" | tee "$out/stream_copy.txt"
+python3 "$dir/compare_handoff_sass.py" < "$out/handoff.sass" | tee "$logs/handoff_sass.txt"
+run "$dir/stream_copy_bench" --csv "$out/stream_copy.csv" | tee "$logs/stream_copy.txt"
 python3 "$dir/plot_stream_copy.py" "$out/stream_copy.csv" "$out/stream_copy.png" \
   "linpipe stream_copy vs cudaMemcpy, $(nvidia-smi --query-gpu=name --format=csv,noheader), $(date +%F)"
 echo "== summary =="
-cat "$out/handoff.txt" "$out/handoff_sass.txt"
-tail -n 8 "$out/stream_copy.txt"
+cat "$logs/handoff.txt" "$logs/handoff_sass.txt"
+tail -n 8 "$logs/stream_copy.txt"
 exit $status

@@ -19,18 +19,25 @@
 
 namespace {
 
+using linpipe::kernels::StoreEngine;
 using linpipe::kernels::StreamCopyConfig;
 
+StreamCopyConfig bulk(int stages, std::uint32_t tile, int blocks_per_sm, int lag, bool evict_first) {
+  return {stages, tile, 1, blocks_per_sm, StoreEngine::bulk, lag, evict_first};
+}
+
 const std::vector<StreamCopyConfig> configs = {
-    // stages, tile bytes, consumer warps, blocks per SM
-    {2, 32768, 1, 1}, {4, 16384, 1, 2}, {4, 32768, 1, 1}, {4, 32768, 1, 0},
-    {6, 32768, 1, 1}, {3, 65536, 1, 1}, {8, 16384, 1, 1}, {8, 16384, 2, 1}, {4, 49152, 1, 1},
+    // stages, tile bytes, blocks per SM, store lag, L2 evict-first
+    bulk(4, 32768, 1, 1, false), bulk(3, 65536, 1, 1, false), bulk(4, 49152, 1, 1, false),
+    bulk(3, 65536, 1, 0, false), bulk(3, 65536, 1, 2, false), bulk(3, 65536, 1, 1, true),
+    bulk(4, 24576, 2, 1, false), bulk(2, 49152, 2, 1, false),
+    {4, 16384, 4, 2, StoreEngine::threads, 0, false},
 };
 
 std::string name(const StreamCopyConfig& c) {
   char text[64];
-  std::snprintf(text, sizeof text, "%dx%uK w%d b%d", c.stages, c.tile_bytes / 1024,
-                c.consumer_warps, c.blocks_per_sm);
+  std::snprintf(text, sizeof text, "%s%dx%uK b%d L%d%s", c.store == StoreEngine::bulk ? "B" : "T",
+                c.stages, c.tile_bytes / 1024, c.blocks_per_sm, c.store_lag, c.evict_first ? "e" : "");
   return text;
 }
 
@@ -97,7 +104,7 @@ int main(int argc, char** argv) {
   }
   if (csv) std::fclose(csv);
 
-  std::printf("\nall configurations, GB/s (read + write); config = stages x tile, consumer warps, blocks/SM (0: max)\n");
+  std::printf("\nall configurations, GB/s (read + write); config = B(ulk)/T(hread) stores, stages x tile, blocks/SM, L(ag of the empty signal behind the store), e = L2 evict-first\n");
   std::printf("%9s", "MiB");
   for (const auto& c : configs) std::printf(" %13s", name(c).c_str());
   std::printf("\n");

@@ -17,14 +17,18 @@ namespace {
 
 using linpipe::kernels::StreamCopyConfig;
 
+using linpipe::kernels::StoreEngine;
+
 struct Case {
   int stages;
   std::uint32_t tile_bytes;
   int consumer_warps;
+  StoreEngine store;
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.stages << " stages x " << c.tile_bytes << " B, " << c.consumer_warps << " consumer warps";
+  *os << c.stages << " stages x " << c.tile_bytes << " B, " << c.consumer_warps
+      << (c.store == StoreEngine::bulk ? " bulk-store" : " thread-store") << " consumer warps";
 }
 
 class StreamCopyExact : public ::testing::TestWithParam<Case> {};
@@ -32,7 +36,9 @@ class StreamCopyExact : public ::testing::TestWithParam<Case> {};
 TEST_P(StreamCopyExact, RandomDataOddSizes) {
   LINPIPE_REQUIRE_GPU();
   const Case c = GetParam();
-  const StreamCopyConfig config{c.stages, c.tile_bytes, c.consumer_warps, 1};
+  StreamCopyConfig config{c.stages, c.tile_bytes, c.consumer_warps, 1, c.store};
+  config.store_lag = c.stages > 2 ? 2 : c.stages - 1;  // the deepest lag each ring allows
+  config.evict_first = c.stages % 2 == 0;
   constexpr std::size_t guard = 4096;  // poisoned bytes after the end that must stay poisoned
   const std::vector<std::size_t> sizes = {1, 15, 17, 4093, c.tile_bytes - 16, c.tile_bytes + 5,
                                           7 * std::size_t{c.tile_bytes} + 1000,
@@ -63,10 +69,20 @@ TEST_P(StreamCopyExact, RandomDataOddSizes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stages, StreamCopyExact,
-                         ::testing::Values(Case{1, 16384, 1}, Case{2, 32768, 1}, Case{3, 65536, 1},
-                                           Case{4, 32768, 2}, Case{8, 16384, 4}, Case{8, 4096, 1}),
+                         ::testing::Values(Case{1, 16384, 1, StoreEngine::bulk},
+                                           Case{2, 32768, 1, StoreEngine::bulk},
+                                           Case{3, 65536, 1, StoreEngine::bulk},
+                                           Case{4, 32768, 2, StoreEngine::bulk},
+                                           Case{8, 16384, 4, StoreEngine::bulk},
+                                           Case{8, 4096, 1, StoreEngine::bulk},
+                                           Case{1, 16384, 4, StoreEngine::threads},
+                                           Case{2, 32768, 8, StoreEngine::threads},
+                                           Case{3, 65536, 8, StoreEngine::threads},
+                                           Case{4, 16384, 4, StoreEngine::threads},
+                                           Case{8, 4096, 2, StoreEngine::threads}),
                          [](const auto& info) {
-                           return "S" + std::to_string(info.param.stages) + "_T" +
+                           return std::string(info.param.store == StoreEngine::bulk ? "Bulk" : "Threads") +
+                                  "_S" + std::to_string(info.param.stages) + "_T" +
                                   std::to_string(info.param.tile_bytes / 1024) + "K_W" +
                                   std::to_string(info.param.consumer_warps);
                          });
@@ -80,8 +96,11 @@ TEST(StreamCopySanitizer, SmallCopy) {
   LINPIPE_CUDA_OK(cudaMalloc(&dst, bytes));
   LINPIPE_CUDA_OK(linpipe::kernels::fill_random(src, bytes, 99));
   LINPIPE_CUDA_OK(cudaMemset(dst, 0, bytes));
-  LINPIPE_CUDA_OK(linpipe::kernels::stream_copy(dst, src, bytes, StreamCopyConfig{3, 4096, 2, 1}));
-  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  for (StoreEngine store : {StoreEngine::bulk, StoreEngine::threads}) {
+    LINPIPE_CUDA_OK(cudaMemset(dst, 0, bytes));
+    LINPIPE_CUDA_OK(linpipe::kernels::stream_copy(dst, src, bytes, StreamCopyConfig{3, 4096, 2, 1, store, 2}));
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  }
   unsigned long long wrong = 0;
   LINPIPE_CUDA_OK(linpipe::kernels::count_mismatches(dst, src, bytes, &wrong));
   EXPECT_EQ(wrong, 0u);
@@ -105,6 +124,10 @@ TEST(StreamCopyConfigCheck, RejectsWhatItCannotRun) {
                                           &why),
             cudaErrorInvalidValue);
   EXPECT_STREQ(why, "dst and src must be 16-byte aligned (the bulk copy engine's granule)");
+  EXPECT_EQ(linpipe::kernels::stream_copy(buffer, buffer + 32, 16, StreamCopyConfig{1, 4096, 1, 1},
+                                          nullptr, &why),
+            cudaErrorInvalidValue);
+  EXPECT_STREQ(why, "store_lag must be 0, 1 or 2, and less than stages");
 }
 
 }  // namespace
