@@ -105,7 +105,7 @@ static void emitDoubleArrival(clang::tidy::ClangTidyCheck &Check, LinearTypeMode
                     "arrival")
       << F.Name << F.CallName;
   if (F.OriginLoc.isValid())
-    Check.diag(F.OriginLoc, "first arrival on '%0' here", DiagnosticIDs::Note) << F.Name;
+    Check.diag(F.OriginLoc, "first arrival here", DiagnosticIDs::Note);
   const std::string Silent = Model.consumeNamesWhere(F.Record, false, /*NeedsSignal=*/true);
   Check.diag(F.Loc, "%select{remove one of the arrivals|after an explicit arrival, end with %1, "
                     "which does not arrive}0",

@@ -627,7 +627,8 @@ public:
 private:
   void addValue(const ValueDecl *D, const CXXRecordDecl *RD, bool IsParameter, InitKind Init,
                 int Source);
-  void addTemporary(const Expr *E, const CXXRecordDecl *RD, std::string Name, bool ByCtor);
+  void addTemporary(const Expr *E, const CXXRecordDecl *RD, std::string Name, bool ByCtor,
+                    bool MovedFromElsewhere = false);
   void addDroppedObject(const CXXConstructExpr *CCE, bool UsedBefore);
   bool inThisFunction(const Stmt *S) const {
     return PM.hasParent(S) || CtorInitRoots.count(S);
@@ -758,18 +759,27 @@ bool EventCollector::VisitCXXConstructExpr(CXXConstructExpr *CCE) {
   const CXXConstructorDecl *Ctor = CCE->getConstructor();
   if (!RD || !Ctor || Ctor->isDefaultConstructor())
     return true;
-  // Moving or copying a tracked value: that value's own flow covers the new object.
-  if (Ctor->isCopyOrMoveConstructor() && CCE->getNumArgs() >= 1)
+  bool MovedFromElsewhere = false;
+  if (Ctor->isCopyOrMoveConstructor() && CCE->getNumArgs() >= 1) {
+    // Moving or copying a tracked value: that value's own flow covers the new object.
     if (const ValueDecl *Src = sourceDecl(CCE->getArg(0)); Src && Index.count(Src))
       return true;
-  addTemporary(CCE, RD, RD->getNameAsString(), /*ByCtor=*/true);
+    // Moved out of a hand-off: the obligation was handed over on purpose.
+    if (const auto *Call = dyn_cast<CallExpr>(skipParensAndCasts(CCE->getArg(0)));
+        Call && Model.isHandOff(Call->getDirectCallee()))
+      return true;
+    MovedFromElsewhere = true;
+  }
+  addTemporary(CCE, RD, RD->getNameAsString(), /*ByCtor=*/true, MovedFromElsewhere);
   return true;
 }
 
 // A temporary linear value: its whole life is one full-expression, so its fault,
 // if any, is known here; it is reported if the analysis reaches it.
+// A value moved out of untracked storage (a member, *ptr) and stored elsewhere again is
+// not this function's obligation; dropping it is.
 void EventCollector::addTemporary(const Expr *E, const CXXRecordDecl *RD, std::string Name,
-                                  bool ByCtor) {
+                                  bool ByCtor, bool MovedFromElsewhere) {
   Flow F = Classifier.classify(E, /*Prvalue=*/true);
   Finding R;
   R.Name = std::move(Name);
@@ -782,7 +792,7 @@ void EventCollector::addTemporary(const Expr *E, const CXXRecordDecl *RD, std::s
   case Flow::HandOff:
     return;
   case Flow::Escape:
-    if (!ReportEscapes)
+    if (!ReportEscapes || MovedFromElsewhere)
       return;
     R.Kind = FindingKind::Escape;
     R.Escape = F.EscapeTo;
