@@ -47,6 +47,14 @@ config.substitutions.append(
     ("%check_linpipe", "%s --quiet -load=%s" % (shlex.quote(clang_tidy), shlex.quote(plugin))))
 config.substitutions.append(("%stage_flags", "-std=c++20 -I %S/Inputs"))
 
+# CUDA tests (REQUIRES: cuda) parse .cu files with clang's CUDA support; no GPU is needed.
+cuda_path = setting("cuda_path", "CUDA_PATH", "/usr/local/cuda")
+if os.path.exists(os.path.join(cuda_path, "include", "cuda.h")):
+    config.available_features.add("cuda")
+    config.substitutions.append(
+        ("%cuda_flags", "-x cuda --cuda-path=%s --cuda-gpu-arch=sm_90a -nocudalib "
+                        "-Wno-unknown-cuda-version" % shlex.quote(cuda_path)))
+
 # Optional: flags for tests that import the real linpipe module, passed in by the top-level
 # CMake (LINPIPE_CHECKER_CXX_FLAGS / LINPIPE_CHECKER_CUDA_FLAGS). Tests that use them say
 # `REQUIRES: linpipe-module` (or linpipe-cuda-module) and are unsupported otherwise.

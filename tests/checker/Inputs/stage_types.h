@@ -10,6 +10,13 @@
 #include <utility>
 #include <vector>
 
+// Host and device in CUDA compiles (clang defines __CUDA__), nothing in plain C++.
+#if defined(__CUDA__)
+#define LP_HD __host__ __device__
+#else
+#define LP_HD
+#endif
+
 #define LP_LINEAR [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
 #define LP_USE [[clang::callable_when("unconsumed")]]
 #define LP_SIGNALS [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]]
@@ -37,44 +44,44 @@ template <class T>
 }
 
 struct Handle {
-  void arrive() const;
-  void expect_tx(unsigned bytes) const;
+  LP_HD void arrive() const;
+  LP_HD void expect_tx(unsigned bytes) const;
 };
 
 class LP_LINEAR ConsumerStage {
 public:
-  ConsumerStage(ConsumerStage &&other) noexcept;
+  LP_HD ConsumerStage(ConsumerStage &&other) noexcept;
   ConsumerStage(const ConsumerStage &) = delete;
-  [[clang::callable_when("consumed")]] ConsumerStage &operator=(ConsumerStage &&other) noexcept;
-  [[clang::callable_when("consumed")]] ~ConsumerStage();
+  [[clang::callable_when("consumed")]] LP_HD ConsumerStage &operator=(ConsumerStage &&other) noexcept;
+  [[clang::callable_when("consumed")]] LP_HD ~ConsumerStage();
 
-  LP_USE unsigned index() const;
-  LP_SIGNALS Handle mbar() const;
-  LP_ARRIVE void arrive() const;
-  LP_RELEASE void release();
-  LP_RELEASE_SILENT void release_without_signal();
+  LP_USE LP_HD unsigned index() const;
+  LP_SIGNALS LP_HD Handle mbar() const;
+  LP_ARRIVE LP_HD void arrive() const;
+  LP_RELEASE LP_HD void release();
+  LP_RELEASE_SILENT LP_HD void release_without_signal();
 
 private:
   friend class Pipeline;
-  [[clang::return_typestate(unconsumed)]] ConsumerStage(Pipeline *pipeline, unsigned index);
+  [[clang::return_typestate(unconsumed)]] LP_HD ConsumerStage(Pipeline *pipeline, unsigned index);
   Pipeline *pipeline_;
   unsigned index_;
 };
 
 class LP_LINEAR ProducerStage {
 public:
-  ProducerStage(ProducerStage &&other) noexcept;
+  LP_HD ProducerStage(ProducerStage &&other) noexcept;
   ProducerStage(const ProducerStage &) = delete;
-  [[clang::callable_when("consumed")]] ProducerStage &operator=(ProducerStage &&other) noexcept;
-  [[clang::callable_when("consumed")]] ~ProducerStage();
+  [[clang::callable_when("consumed")]] LP_HD ProducerStage &operator=(ProducerStage &&other) noexcept;
+  [[clang::callable_when("consumed")]] LP_HD ~ProducerStage();
 
-  LP_USE unsigned index() const;
-  LP_SIGNALS Handle mbar() const;
-  LP_STEP void release();
+  LP_USE LP_HD unsigned index() const;
+  LP_SIGNALS LP_HD Handle mbar() const;
+  LP_STEP LP_HD void release();
 
 private:
   friend class Pipeline;
-  [[clang::return_typestate(unconsumed)]] ProducerStage(Pipeline *pipeline, unsigned index);
+  [[clang::return_typestate(unconsumed)]] LP_HD ProducerStage(Pipeline *pipeline, unsigned index);
   Pipeline *pipeline_;
   unsigned index_;
 };
@@ -82,12 +89,12 @@ private:
 // A user type whose consuming members are &&-qualified: `std::move(t).finish()`.
 class LP_LINEAR Ticket {
 public:
-  [[clang::return_typestate(unconsumed)]] Ticket(int id);
-  Ticket(Ticket &&other) noexcept;
-  [[clang::callable_when("consumed")]] Ticket &operator=(Ticket &&other) noexcept;
-  [[clang::callable_when("consumed")]] ~Ticket();
-  LP_USE int id() const;
-  LP_STEP void finish() &&;
+  [[clang::return_typestate(unconsumed)]] LP_HD Ticket(int id);
+  LP_HD Ticket(Ticket &&other) noexcept;
+  [[clang::callable_when("consumed")]] LP_HD Ticket &operator=(Ticket &&other) noexcept;
+  [[clang::callable_when("consumed")]] LP_HD ~Ticket();
+  LP_USE LP_HD int id() const;
+  LP_STEP LP_HD void finish() &&;
 };
 
 // The scoped forms: not annotated, released by their destructor.
@@ -95,46 +102,46 @@ class [[nodiscard]] StageScope {
 public:
   StageScope(const StageScope &) = delete;
   StageScope(StageScope &&) = delete;
-  ~StageScope();
-  unsigned index() const;
-  Handle mbar() const;
-  void arrive() const;
+  LP_HD ~StageScope();
+  LP_HD unsigned index() const;
+  LP_HD Handle mbar() const;
+  LP_HD void arrive() const;
 
 private:
   friend class Pipeline;
-  StageScope(Pipeline &pipeline, unsigned index);
+  LP_HD StageScope(Pipeline &pipeline, unsigned index);
 };
 
 class Pipeline {
 public:
-  ConsumerStage acquire_consumer();
-  ProducerStage acquire_producer();
-  StageScope consume();
-  StageScope consume_explicit();
-  StageScope produce();
-  bool try_wait_consumer();
+  LP_HD ConsumerStage acquire_consumer();
+  LP_HD ProducerStage acquire_producer();
+  LP_HD StageScope consume();
+  LP_HD StageScope consume_explicit();
+  LP_HD StageScope produce();
+  LP_HD bool try_wait_consumer();
 };
 
 // A class template: its specialisations are linear.
 template <int N>
 class LP_LINEAR Slot {
 public:
-  Slot(Slot &&other) noexcept;
-  [[clang::callable_when("consumed")]] ~Slot();
-  LP_USE int value() const;
-  LP_STEP void release();
+  LP_HD Slot(Slot &&other) noexcept;
+  [[clang::callable_when("consumed")]] LP_HD ~Slot();
+  LP_USE LP_HD int value() const;
+  LP_STEP LP_HD void release();
 };
 
 template <int N>
-Slot<N> make_slot();
+LP_HD Slot<N> make_slot();
 
 // Sinks: by value and by rvalue reference take the obligation; by lvalue reference borrows.
-void take_consumer(ConsumerStage stage);
-void take_consumer_rvalue(ConsumerStage &&stage);
-void inspect(const ConsumerStage &stage);
-void borrow(ConsumerStage &stage);
-void work(unsigned index);
-bool done();
+LP_HD void take_consumer(ConsumerStage stage);
+LP_HD void take_consumer_rvalue(ConsumerStage &&stage);
+LP_HD void inspect(const ConsumerStage &stage);
+LP_HD void borrow(ConsumerStage &stage);
+LP_HD void work(unsigned index);
+LP_HD bool done();
 
 } // namespace lp
 
@@ -142,5 +149,5 @@ bool done();
 #if !defined(__CUDA__)
 #define __device__
 #define __global__
-[[noreturn]] void __trap();
+[[noreturn]] LP_HD void __trap();
 #endif
