@@ -4,6 +4,9 @@ set(LINPIPE_MODULE_PARTITIONS
   config
   ptx_mbarrier
   ptx_bulk_copy
+  ptx_tma
+  ptx_wgmma
+  ptx_cluster
   backend
   nvidia_mbar_backend
   host_backend
