@@ -152,6 +152,15 @@ std::pair<ExitKind, SourceLocation> exitOf(const Stmt *Trigger, SourceLocation F
   return {ExitKind::EndOfScope, Trigger->getEndLoc()};
 }
 
+bool endsInThrow(const CFGBlock &B) {
+  if (isa_and_nonnull<CXXThrowExpr>(B.getTerminatorStmt()))
+    return true;
+  for (auto It = B.rbegin(); It != B.rend(); ++It)
+    if (auto CS = It->getAs<CFGStmt>())
+      return isa<CXXThrowExpr>(CS->getStmt());
+  return false;
+}
+
 //===----------------------------------------------------------------------===//
 // The values a function owns
 //===----------------------------------------------------------------------===//
@@ -1218,7 +1227,8 @@ bool Solver::solve(unsigned MaxVisitsPerBlock) {
 void Solver::checkParametersAtExit(std::vector<RawFinding> &Found) const {
   const CFGBlock &Exit = G.getExit();
   for (const CFGBlock *Pred : Exit.preds()) {
-    if (!Pred || Pred->hasNoReturnElement())
+    // Paths that end in a [[noreturn]] call or a throw do not return to the caller.
+    if (!Pred || Pred->hasNoReturnElement() || endsInThrow(*Pred))
       continue;
     const FlowState &S = Out[Pred->getBlockID()];
     if (!S.Reachable)

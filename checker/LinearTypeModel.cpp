@@ -102,14 +102,22 @@ bool LinearTypeModel::isHandOff(const FunctionDecl *FD) {
 template <class Pred>
 std::string LinearTypeModel::methodNames(const CXXRecordDecl *RD, Pred Keep) {
   llvm::SmallVector<std::string, 4> Found;
-  if (RD && RD->hasDefinition()) {
-    for (const CXXMethodDecl *M : RD->getDefinition()->methods()) {
+  // The class's own members first, then its bases' (a derived linear class).
+  llvm::SmallVector<const CXXRecordDecl *, 4> Classes{RD};
+  for (unsigned I = 0; I < Classes.size() && I < 16; ++I) {
+    const CXXRecordDecl *C = Classes[I];
+    if (!C || !C->hasDefinition())
+      continue;
+    C = C->getDefinition();
+    for (const CXXMethodDecl *M : C->methods()) {
       if (!M->getDeclName().isIdentifier() || !Keep(roleOf(M)))
         continue;
       std::string Name = M->getName().str() + "()";
       if (!llvm::is_contained(Found, Name))
         Found.push_back(std::move(Name));
     }
+    for (const CXXBaseSpecifier &Base : C->bases())
+      Classes.push_back(Base.getType()->getAsCXXRecordDecl());
   }
   std::string Out;
   for (size_t I = 0; I < Found.size(); ++I) {

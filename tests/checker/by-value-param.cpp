@@ -53,3 +53,20 @@ void releasesOrPassesOn(ConsumerStage stage, bool c) {
     stage.release();
 }
 void unnamedUnused(int, bool) {}
+
+// A throwing path does not return to the caller: not reported (exceptions are not modelled).
+void throwsBeforeRelease(ConsumerStage stage, bool bad) {
+  if (bad)
+    throw 1;
+  stage.release();
+}
+
+// A class derived from a linear class is linear, with its base's consuming members.
+struct DerivedStage : ConsumerStage {
+  DerivedStage(DerivedStage &&other) noexcept;
+};
+void derivedIgnored(DerivedStage stage) {}
+// CHECK-NOTES: :[[@LINE-1]]:42: warning: by-value parameter 'stage' is neither released nor moved on this path
+// CHECK-NOTES: :[[@LINE-2]]:34: note: 'stage' received here
+// CHECK-NOTES: :[[@LINE-3]]:42: note: the function ends here
+// CHECK-NOTES: :[[@LINE-4]]:42: note: call release() or release_without_signal(), or move 'stage' on, before leaving the function
