@@ -21,7 +21,6 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <algorithm>
-#include <map>
 #include <set>
 #include <tuple>
 
@@ -179,6 +178,7 @@ struct TrackedValue {
   bool IsParameter = false;
   InitKind Init = InitKind::Unknown;
   int InitSource = -1; // FromTracked: the index of the source value
+  std::string Name;    // for messages
 };
 
 //===----------------------------------------------------------------------===//
@@ -656,7 +656,11 @@ void EventCollector::addValue(const ValueDecl *D, const CXXRecordDecl *RD, bool 
   if (Index.count(D))
     return;
   Index[D] = Values.size();
-  Values.push_back({D, RD, IsParameter, Init, Source});
+  std::string Name = D->getNameAsString();
+  if (Name.empty()) // an unnamed parameter
+    if (const auto *P = dyn_cast<ParmVarDecl>(D))
+      Name = "<unnamed #" + std::to_string(P->getFunctionScopeIndex() + 1) + ">";
+  Values.push_back({D, RD, IsParameter, Init, Source, std::move(Name)});
 }
 
 void EventCollector::addParameter(const ParmVarDecl *P) {
@@ -1008,7 +1012,7 @@ bool Solver::reportUseAfter(unsigned V, const ValueState &VS, bool IsConsume,
   R.Value = V;
   R.F.Kind = FindingKind::UseAfter;
   R.F.Loc = Loc;
-  R.F.Name = Values[V].Decl->getNameAsString();
+  R.F.Name = Values[V].Name;
   R.F.Record = Values[V].Record;
   R.F.UseAfter = IsConsume ? (WasReleased ? UseAfterKind::ReleasedTwice
                                           : UseAfterKind::ReleasedAfterMove)
@@ -1029,7 +1033,7 @@ void Solver::reportNotReleased(unsigned V, const ValueState &VS, ExitKind Exit,
   R.Value = V;
   R.F.Kind = FindingKind::NotReleased;
   R.F.Loc = Loc;
-  R.F.Name = Values[V].Decl->getNameAsString();
+  R.F.Name = Values[V].Name;
   R.F.Record = Values[V].Record;
   R.F.IsParameter = Values[V].IsParameter;
   R.F.Definite = !(VS.Bits & (Empty | Released | Moved));
@@ -1057,7 +1061,7 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
       RawFinding R{{}, static_cast<int>(E.Value)};
       R.F.Kind = FindingKind::MissingSignal;
       R.F.Loc = E.Loc;
-      R.F.Name = Values[E.Value].Decl->getNameAsString();
+      R.F.Name = Values[E.Value].Name;
       R.F.CallName = E.Callee->getNameAsString();
       R.F.AcquiredLoc = VS.AcquiredAt;
       R.F.Record = Values[E.Value].Record;
@@ -1067,7 +1071,7 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
       RawFinding R{{}, static_cast<int>(E.Value)};
       R.F.Kind = FindingKind::DoubleArrival;
       R.F.Loc = E.Loc;
-      R.F.Name = Values[E.Value].Decl->getNameAsString();
+      R.F.Name = Values[E.Value].Name;
       R.F.CallName = E.Callee->getNameAsString();
       R.F.OriginLoc = VS.ArrivedAt;
       R.F.Record = Values[E.Value].Record;
@@ -1098,7 +1102,7 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
       R.F.Kind = FindingKind::Escape;
       R.F.Loc = E.Loc;
       R.F.Escape = E.Escape;
-      R.F.Name = Values[E.Value].Decl->getNameAsString();
+      R.F.Name = Values[E.Value].Name;
       R.F.Record = Values[E.Value].Record;
       Out->push_back(std::move(R));
     }
@@ -1160,8 +1164,6 @@ FlowState Solver::transfer(const CFGBlock &B, FlowState S,
       endLifetime(Dtor->getVarDecl(), Dtor->getTriggerStmt(), S, Out);
     else if (auto End = El.getAs<CFGLifetimeEnds>())
       endLifetime(End->getVarDecl(), End->getTriggerStmt(), S, Out);
-    else if (auto Init = El.getAs<CFGInitializer>())
-      (void)Init; // its expressions come as CFGStmts
   }
   // A path ending in a [[noreturn]] call (abort, trap, terminate) leaks nothing.
   if (B.hasNoReturnElement())
@@ -1262,18 +1264,26 @@ std::vector<RawFinding> Solver::report() {
 // Sorted by location; one report per identical finding, and only the first use
 // after each release or move (later uses add nothing).
 std::vector<Finding> finalize(std::vector<RawFinding> Raw, const SourceManager &SM) {
-  std::stable_sort(Raw.begin(), Raw.end(), [&](const RawFinding &A, const RawFinding &B) {
-    if (A.F.Loc != B.F.Loc)
-      return SM.isBeforeInTranslationUnit(A.F.Loc, B.F.Loc);
-    return static_cast<int>(A.F.Kind) < static_cast<int>(B.F.Kind);
+  // Stable without std::stable_sort: ties keep the order the replay found them in.
+  std::vector<unsigned> Order(Raw.size());
+  for (unsigned I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  std::sort(Order.begin(), Order.end(), [&](unsigned A, unsigned B) {
+    const Finding &FA = Raw[A].F, &FB = Raw[B].F;
+    if (FA.Loc != FB.Loc)
+      return SM.isBeforeInTranslationUnit(FA.Loc, FB.Loc);
+    if (FA.Kind != FB.Kind)
+      return static_cast<int>(FA.Kind) < static_cast<int>(FB.Kind);
+    return A < B;
   });
-  std::set<std::tuple<int, unsigned, unsigned, std::string, bool>> Seen;
+  std::set<std::tuple<int, unsigned, unsigned, int, std::string, bool>> Seen;
   std::set<std::tuple<int, unsigned, bool>> UseAfterOrigins;
   std::vector<Finding> Result;
-  for (RawFinding &R : Raw) {
+  for (unsigned I : Order) {
+    RawFinding &R = Raw[I];
     const Finding &F = R.F;
     if (!Seen.insert({static_cast<int>(F.Kind), F.Loc.getRawEncoding(),
-                      static_cast<unsigned>(F.Exit), F.Name, F.Definite})
+                      static_cast<unsigned>(F.Exit), R.Value, F.Name, F.Definite})
              .second)
       continue;
     if (F.Kind == FindingKind::UseAfter &&

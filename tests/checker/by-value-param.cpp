@@ -70,3 +70,10 @@ void derivedIgnored(DerivedStage stage) {}
 // CHECK-NOTES: :[[@LINE-2]]:34: note: 'stage' received here
 // CHECK-NOTES: :[[@LINE-3]]:42: note: the function ends here
 // CHECK-NOTES: :[[@LINE-4]]:42: note: call release() or release_without_signal(), or move 'stage' on, before leaving the function
+
+// An unnamed parameter cannot be released: reported under its position.
+void unnamedStage(int, ConsumerStage) {}
+// CHECK-NOTES: :[[@LINE-1]]:40: warning: by-value parameter '<unnamed #2>' is neither released nor moved on this path
+// CHECK-NOTES: :[[@LINE-2]]:37: note: '<unnamed #2>' received here
+// CHECK-NOTES: :[[@LINE-3]]:40: note: the function ends here
+// CHECK-NOTES: :[[@LINE-4]]:40: note: call release() or release_without_signal(), or move '<unnamed #2>' on, before leaving the function
