@@ -1,0 +1,82 @@
+// linpipe:ptx_cluster — thread-block clusters (rank, cluster barrier) and warpgroup register
+// reallocation (setmaxnreg), the pieces a warp-specialised cluster kernel needs around its
+// pipelines. PTX ISA, "Special Registers: %cluster_ctarank", "barrier.cluster", "setmaxnreg":
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-barrier-cluster
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#miscellaneous-instructions-setmaxnreg
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+#include <cstdint>
+export module linpipe:ptx_cluster;
+#if defined(__CUDA__)
+
+extern "C" {
+LINPIPE_DEVICE void linpipe_ptx_cluster_is_not_supported_before_SM_90();
+LINPIPE_DEVICE void linpipe_ptx_setmaxnreg_needs_SM_90a();
+}
+
+export namespace linpipe::ptx {
+
+// mov.u32 rank, %cluster_ctarank;
+// PTX ISA 7.8, SM_90. This CTA's rank in its cluster (0 without a cluster launch).
+LINPIPE_DEVICE inline std::uint32_t cluster_ctarank() {
+  std::uint32_t rank = 0;
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank) : : "memory");
+#else
+  linpipe_ptx_cluster_is_not_supported_before_SM_90();
+#endif
+  return rank;
+}
+
+// barrier.cluster.arrive.release.aligned;
+// PTX ISA 8.0, SM_90. Every thread of every CTA in the cluster arrives (release semantics).
+LINPIPE_DEVICE inline void barrier_cluster_arrive() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#else
+  linpipe_ptx_cluster_is_not_supported_before_SM_90();
+#endif
+}
+
+// barrier.cluster.wait.acquire.aligned;
+// PTX ISA 8.0, SM_90. Waits until every thread of the cluster has arrived (acquire semantics).
+LINPIPE_DEVICE inline void barrier_cluster_wait() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+  linpipe_ptx_cluster_is_not_supported_before_SM_90();
+#endif
+}
+
+// setmaxnreg.inc.sync.aligned.u32 Count;
+// PTX ISA 8.0, SM_90a. Raises this warpgroup's per-thread register limit to Count (24..256, a
+// multiple of 8). Every warp of the warpgroup executes it; the kernel needs a register cap at
+// entry (__launch_bounds__(threads, 1)).
+template <std::uint32_t Count>
+LINPIPE_DEVICE inline void setmaxnreg_inc() {
+  static_assert(Count >= 24 && Count <= 256 && Count % 8 == 0, "setmaxnreg: 24..256, step 8");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Count) : "memory");
+#else
+  linpipe_ptx_setmaxnreg_needs_SM_90a();
+#endif
+}
+
+// setmaxnreg.dec.sync.aligned.u32 Count;
+// PTX ISA 8.0, SM_90a. Lowers this warpgroup's per-thread register limit to Count, returning
+// the rest to the pool for setmaxnreg.inc elsewhere.
+template <std::uint32_t Count>
+LINPIPE_DEVICE inline void setmaxnreg_dec() {
+  static_assert(Count >= 24 && Count <= 256 && Count % 8 == 0, "setmaxnreg: 24..256, step 8");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Count) : "memory");
+#else
+  linpipe_ptx_setmaxnreg_needs_SM_90a();
+#endif
+}
+
+}  // namespace linpipe::ptx
+#endif  // __CUDA__
