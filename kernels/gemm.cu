@@ -1,0 +1,314 @@
+// gemm_bf16's kernel: a producer warpgroup (one lane issuing TMA loads of A and B tiles into a
+// linpipe stage ring, expect-tx on each stage's full barrier) and two consumer warpgroups (each
+// multiplying its 64-row half of the A tile by the whole B tile with wgmma m64n256k16 from
+// 128B-swizzled shared memory, releasing a stage once the wgmma group reading it has retired).
+// A persistent grid walks the output tiles in groups of rows for L2 reuse. With a 2-CTA
+// cluster (config.cluster_m = 2) the two CTAs take vertically adjacent tiles that share one B
+// tile: each loads its own A and half of B, multicast into both, and each consumer warp signals
+// the empty barriers of both CTAs (lane-guarded), so neither refills a slot the other still
+// reads; the producer drains before exit so no peer arrives into a finished CTA. See gemm.h.
+#include "gemm.h"
+
+#include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+import linpipe;
+
+namespace linpipe::kernels {
+namespace {
+
+constexpr int block_m = gemm_tile_m;  // two consumer warpgroups x 64 rows
+constexpr int block_n = gemm_tile_n;  // one wgmma m64n256k16 covers the tile's columns
+constexpr int block_k = gemm_tile_k;  // 64 bf16 = one 128-byte swizzled row
+constexpr int stages = 4;
+constexpr int consumer_warpgroups = 2;
+constexpr int threads = 128 * (1 + consumer_warpgroups);
+constexpr int group_rows = 16;  // tile rows walked together (L2 reuse of B)
+constexpr std::uint32_t a_stage_bytes = block_m * block_k * 2;
+constexpr std::uint32_t b_stage_bytes = block_n * block_k * 2;
+constexpr std::uint32_t barrier_offset = stages * (a_stage_bytes + b_stage_bytes);
+constexpr std::size_t smem_bytes = 1024 /* alignment slack */ + barrier_offset + 128;
+constexpr int accumulators = block_n / 2;  // fp32 registers a consumer thread holds
+
+using Pipeline = ProducerConsumerPipeline<stages>;
+static_assert(Pipeline::smem_bytes() <= 128, "barrier area too small");
+
+// The tiles one cluster computes, cluster by cluster: (tile row unit, tile column) pairs,
+// where a unit is Cluster vertically adjacent tiles (one per CTA of the cluster).
+struct TileGrid {
+  int tiles_m, tiles_n, k_tiles;  // tiles_m counts units
+
+  __device__ int count() const { return tiles_m * tiles_n; }
+  // Tile t -> (tile row, tile column): group_rows rows at a time, rows fastest inside a group,
+  // so the CTAs running at once share a few B column blocks and a few A row blocks.
+  __device__ void coords(int t, int& tm, int& tn) const {
+    const int group_tiles = group_rows * tiles_n;
+    const int first = (t / group_tiles) * group_rows;
+    const int rows = tiles_m - first < group_rows ? tiles_m - first : group_rows;
+    const int in_group = t % group_tiles;
+    tm = first + in_group % rows;
+    tn = in_group / rows;
+  }
+};
+
+// One lane: each k-slice of each of this CTA's tiles into the next empty stage. In a cluster,
+// this CTA's share of B (rows rank * block_n / Cluster ...) goes to every CTA of the cluster,
+// completing on the same stage's full barrier in each; the full barrier expects the whole
+// stage (its own A, every CTA's share of B).
+template <int Cluster>
+__device__ void produce(Pipeline& pipe, std::byte* a_ring, std::byte* b_ring, const CUtensorMap* map_a,
+                        const CUtensorMap* map_b, const TileGrid& grid, std::uint32_t rank) {
+  constexpr int b_rows = block_n / Cluster;
+  for (int t = blockIdx.x / Cluster; t < grid.count(); t += gridDim.x / Cluster) {
+    int unit, tn;
+    grid.coords(t, unit, tn);
+    const int tm = unit * Cluster + static_cast<int>(rank);
+    for (int kt = 0; kt < grid.k_tiles; ++kt) {
+      auto stage = pipe.acquire_producer();
+      const auto full = stage.mbar();
+      full.arrive_expect_tx(a_stage_bytes + b_stage_bytes);
+      ptx::tma_load_2d(a_ring + stage.index() * a_stage_bytes, map_a, kt * block_k, tm * block_m,
+                       full.address());
+      std::byte* b_slot = b_ring + stage.index() * b_stage_bytes;
+      if constexpr (Cluster == 1) {
+        ptx::tma_load_2d(b_slot, map_b, kt * block_k, tn * block_n, full.address());
+      } else {
+        ptx::tma_load_2d_multicast(b_slot + rank * (b_stage_bytes / Cluster), map_b, kt * block_k,
+                                   tn * block_n + static_cast<int>(rank) * b_rows, full.address(),
+                                   static_cast<std::uint16_t>((1u << Cluster) - 1));
+      }
+      stage.release();
+    }
+  }
+  pipe.drain();  // every stage released before the CTA's shared memory goes away
+}
+
+__device__ std::uint32_t pack_bf16x2(float lo, float hi) {
+  const auto l = std::bit_cast<std::uint16_t>(__nvvm_f2bf16_rn(lo));
+  const auto h = std::bit_cast<std::uint16_t>(__nvvm_f2bf16_rn(hi));
+  return static_cast<std::uint32_t>(l) | (static_cast<std::uint32_t>(h) << 16);
+}
+
+// Accumulators -> C (bf16), straight from registers (layout: see linpipe:ptx_wgmma).
+__device__ void store_tile(const float (&acc)[accumulators], std::uint16_t* c, int n, int row0,
+                           int col0) {
+  const int t = threadIdx.x % 128;
+  const int row = row0 + 16 * (t / 32) + (t % 32) / 4;
+  const int col = col0 + 2 * (t % 4);
+#pragma unroll
+  for (int j = 0; j < accumulators / 4; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      auto* to = reinterpret_cast<std::uint32_t*>(c + static_cast<std::size_t>(row + 8 * h) * n +
+                                                  col + 8 * j);
+      *to = pack_bf16x2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+    }
+  }
+}
+
+// Lane-guarded release: lane r of each consumer warp arrives on the empty barrier of cluster
+// CTA r (Cluster == 1: lane 0, locally).
+template <int Cluster>
+__device__ void signal_empty(MbarHandle empty, std::uint32_t lane) {
+  if constexpr (Cluster == 1) {
+    if (lane == 0) empty.arrive();
+  } else {
+    if (lane < Cluster) empty.arrive_cluster(lane);
+  }
+}
+
+// One consumer warpgroup (all 128 threads): its 64 rows of each tile. A stage is released
+// without a signal once its mmas are issued; its empty barrier is signalled (one lane per warp
+// and cluster CTA) one k-slice later, after wgmma.wait_group<1> says the mmas reading it are done.
+template <int Cluster>
+__device__ void consume(Pipeline& pipe, const std::byte* a_ring, const std::byte* b_ring,
+                        std::uint16_t* c, int n, const TileGrid& grid, int warpgroup,
+                        std::uint32_t rank) {
+  const std::uint32_t lane = threadIdx.x % 32;
+  float acc[accumulators];
+#pragma unroll
+  for (float& x : acc) x = 0.0f;
+  MbarHandle pending{};  // the empty barrier of the stage the newest pending group reads
+  for (int t = blockIdx.x / Cluster; t < grid.count(); t += gridDim.x / Cluster) {
+    int unit, tn;
+    grid.coords(t, unit, tn);
+    const int tm = unit * Cluster + static_cast<int>(rank);
+    for (int kt = 0; kt < grid.k_tiles; ++kt) {
+      auto stage = pipe.acquire_consumer();
+      const std::uint32_t a = ptx::shared_address(a_ring + stage.index() * a_stage_bytes +
+                                                  warpgroup * 64 * block_k * 2);
+      const std::uint32_t b = ptx::shared_address(b_ring + stage.index() * b_stage_bytes);
+      const std::uint64_t a_desc = ptx::wgmma_desc_k_major_sw128(a);
+      const std::uint64_t b_desc = ptx::wgmma_desc_k_major_sw128(b);
+      ptx::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < block_k / 16; ++kk) {
+        // +2 per k16 step: 32 bytes along the swizzled 128-byte row, in 16-byte units.
+        ptx::wgmma_m64n256k16_bf16(acc, a_desc + 2 * kk, b_desc + 2 * kk,
+                                   (kt > 0 || kk > 0) ? 1u : 0u);
+      }
+      ptx::wgmma_commit_group();
+      const auto empty = stage.mbar();
+      stage.release_without_signal();  // signalled through `empty` once its group retires
+      ptx::wgmma_wait_group<1>();
+      if (pending.address() != nullptr) signal_empty<Cluster>(pending, lane);
+      pending = empty;
+    }
+    ptx::wgmma_wait_group<0>();
+    signal_empty<Cluster>(pending, lane);
+    pending = MbarHandle{};
+    store_tile(acc, c, n, tm * block_m + warpgroup * 64, tn * block_n);
+  }
+}
+
+template <int Cluster>
+__global__ void __launch_bounds__(threads, 1)
+    gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                std::uint16_t* c, int m, int n, int k) {
+  extern __shared__ __align__(1024) std::byte smem_raw[];
+  // The 128B swizzle repeats every 1024 bytes: start the ring on a 1024-byte boundary.
+  const std::uint32_t misalign = ptx::shared_address(smem_raw) % 1024;
+  std::byte* smem = smem_raw + (misalign == 0 ? 0 : 1024 - misalign);
+  std::byte* a_ring = smem;
+  std::byte* b_ring = smem + stages * a_stage_bytes;
+  auto* barriers = reinterpret_cast<std::uint64_t*>(smem + barrier_offset);
+
+  const int warpgroup = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    // Full: one arrival (the producer's expect-tx) plus the bytes; empty: one lane of each
+    // consumer warp of each CTA of the cluster.
+    Pipeline(barriers).init_mbars(1, 4 * consumer_warpgroups * Cluster);
+    ptx::prefetch_tensormap(&map_a);
+    ptx::prefetch_tensormap(&map_b);
+  }
+  std::uint32_t rank = 0;
+  if constexpr (Cluster == 1) {
+    __syncthreads();
+  } else {
+    ptx::barrier_cluster_arrive();  // every CTA's barriers initialised before any multicast
+    ptx::barrier_cluster_wait();
+    rank = ptx::cluster_ctarank();
+  }
+
+  const TileGrid grid{m / block_m / Cluster, n / block_n, k / block_k};
+  Pipeline pipe(barriers, "gemm");
+  if (warpgroup == 0) {
+    ptx::setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) produce<Cluster>(pipe, a_ring, b_ring, &map_a, &map_b, grid, rank);
+  } else {
+    ptx::setmaxnreg_inc<232>();
+    consume<Cluster>(pipe, a_ring, b_ring, c, n, grid, warpgroup - 1, rank);
+  }
+}
+
+// cuTensorMapEncodeTiled through the runtime's driver entry point (no libcuda link).
+cudaError_t encode_tiled(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  if (encode == nullptr) {
+    cudaDriverEntryPointQueryResult found{};
+    void* fn = nullptr;
+    const cudaError_t status =
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+    if (status != cudaSuccess) return status;
+    if (found != cudaDriverEntryPointSuccess || fn == nullptr) return cudaErrorNotSupported;
+    encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};  // bytes, dims 1..
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(block_k), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims,
+                            strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+template <int Cluster>
+cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k, cudaStream_t stream) {
+  CUtensorMap map_a, map_b;
+  cudaError_t status = encode_tiled(&map_a, a, m, k, block_m);
+  if (status != cudaSuccess) return status;
+  if ((status = encode_tiled(&map_b, b, n, k, block_n / Cluster)) != cudaSuccess) return status;
+
+  const auto kernel = gemm_kernel<Cluster>;
+  static int max_clusters = 0;  // per kernel, once per process (one device assumed)
+  if (max_clusters == 0) {
+    status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(smem_bytes));
+    if (status != cudaSuccess) return status;
+    int device = 0, sms = 0;
+    if ((status = cudaGetDevice(&device)) != cudaSuccess) return status;
+    if ((status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
+      return status;
+    if constexpr (Cluster == 1) {
+      max_clusters = sms;
+    } else {
+      cudaLaunchConfig_t probe{};
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = Cluster;
+      attr.val.clusterDim.y = 1;
+      attr.val.clusterDim.z = 1;
+      probe.gridDim = dim3(sms / Cluster * Cluster);
+      probe.blockDim = dim3(threads);
+      probe.dynamicSmemBytes = smem_bytes;
+      probe.attrs = &attr;
+      probe.numAttrs = 1;
+      if ((status = cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &probe)) != cudaSuccess)
+        return status;
+      if (max_clusters == 0) return cudaErrorInvalidConfiguration;
+    }
+  }
+  const int units = (m / block_m / Cluster) * (n / block_n);
+  const int clusters = units < max_clusters ? units : max_clusters;
+
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = Cluster;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  config.gridDim = dim3(static_cast<unsigned>(clusters * Cluster));
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = smem_bytes;
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = Cluster == 1 ? 0 : 1;
+  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, static_cast<std::uint16_t*>(c), m, n, k);
+}
+
+}  // namespace
+
+cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
+                      const GemmConfig& config, cudaStream_t stream, const char** why) {
+  const auto reject = [why](const char* reason) {
+    if (why != nullptr) *why = reason;
+    return cudaErrorInvalidValue;
+  };
+  if (config.cluster_m != 1 && config.cluster_m != 2)
+    return reject("cluster_m must be 1 (one CTA a tile) or 2 (2-CTA clusters sharing B)");
+  if (m <= 0 || m % block_m != 0) return reject("M must be a positive multiple of 128 (the tile's rows)");
+  if (m % (block_m * config.cluster_m) != 0)
+    return reject("M must be a multiple of 256 with cluster_m = 2 (two tiles a cluster); use cluster_m = 1");
+  if (n <= 0 || n % block_n != 0) return reject("N must be a positive multiple of 256 (the tile's columns)");
+  if (k <= 0 || k % block_k != 0) return reject("K must be a positive multiple of 64 (the tile's depth)");
+  if (a == nullptr || b == nullptr || c == nullptr) return reject("A, B and C must be device pointers, not null");
+  if (reinterpret_cast<std::uintptr_t>(a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(b) % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(c) % 16 != 0)
+    return reject("A, B and C must be 16-byte aligned (the tensor copy engine's granule)");
+  if (config.cluster_m == 2) return launch<2>(a, b, c, m, n, k, stream);
+  return launch<1>(a, b, c, m, n, k, stream);
+}
+
+cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
+                      cudaStream_t stream, const char** why) {
+  return gemm_bf16(a, b, c, m, n, k, GemmConfig{}, stream, why);
+}
+
+}  // namespace linpipe::kernels

@@ -1,0 +1,37 @@
+// gemm_bf16: C = A x B^T in bf16 with fp32 accumulation, a warp-specialised Hopper kernel on
+// linpipe (a producer warpgroup loading A and B tiles with TMA into a stage ring, two consumer
+// warpgroups multiplying them with wgmma, a persistent grid). Plain host API: no module import.
+//
+// Layouts (all row-major, dense, no padding):
+//   A: M x K  (row i holds A[i][0..K))           element (i, k) at A[i * K + k]
+//   B: N x K  (K-major: row j holds B[j][0..K))   element (j, k) at B[j * K + k]
+//   C: M x N                                       C[i * N + j] = sum_k A[i][k] * B[j][k]
+// Elements are bf16 bit patterns (__nv_bfloat16 or uint16_t storage).
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace linpipe::kernels {
+
+// The tile one CTA computes; M, N and K must be multiples of these.
+inline constexpr int gemm_tile_m = 128;
+inline constexpr int gemm_tile_n = 256;
+inline constexpr int gemm_tile_k = 64;
+
+struct GemmConfig {
+  // 1: each CTA loads its own A and B tiles. 2: 2-CTA clusters along M (M a multiple of 256);
+  // the two CTAs' tiles share a B tile, each loads half of it, multicast into both.
+  int cluster_m = 1;
+};
+
+// Computes C = A x B^T on `stream` (device pointers, 16-byte aligned, C not overlapping A or
+// B). Returns cudaErrorInvalidValue for a shape or pointer it cannot run, with `why` (if given)
+// set to a sentence saying what to change; checks happen before any CUDA call.
+cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
+                      const GemmConfig& config, cudaStream_t stream = nullptr,
+                      const char** why = nullptr);
+// The same with the default GemmConfig.
+cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
+                      cudaStream_t stream = nullptr, const char** why = nullptr);
+
+}  // namespace linpipe::kernels

@@ -1,0 +1,197 @@
+// gemm_bf16 agrees with cuBLAS (relative Frobenius error below 1e-2, every element written)
+// on fresh random inputs for several shapes, including more tiles than SMs (the persistent
+// scheduler) and K of a single tile; bad shapes are rejected with a reason before any CUDA call.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "gemm.h"
+#include "gemm_check.h"
+#include "gpu_test_support.h"
+
+namespace {
+
+struct Shape {
+  int m, n, k;
+  int cluster_m = 1;
+};
+
+void PrintTo(const Shape& s, std::ostream* os) {
+  *os << s.m << "x" << s.n << "x" << s.k << " cluster " << s.cluster_m;
+}
+
+class GemmMatchesCublas : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(GemmMatchesCublas, RandomInputs) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  const Shape s = GetParam();
+  const std::size_t na = std::size_t(s.m) * s.k, nb = std::size_t(s.n) * s.k,
+                    nc = std::size_t(s.m) * s.n;
+  void *a = nullptr, *b = nullptr, *c = nullptr, *ref = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&a, na * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&b, nb * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&c, nc * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&ref, nc * 2));
+  static std::uint64_t seed = 7;  // fresh inputs for every shape
+  for (int round = 0; round < 2; ++round) {
+    LINPIPE_CUDA_OK(fill_random_bf16(a, na, seed++));
+    LINPIPE_CUDA_OK(fill_random_bf16(b, nb, seed++));
+    LINPIPE_CUDA_OK(poison_bf16(c, nc));
+    LINPIPE_CUDA_OK(poison_bf16(ref, nc));
+    cublasHandle_t handle;
+    ASSERT_EQ(cublasCreate(&handle), CUBLAS_STATUS_SUCCESS);
+    const float alpha = 1.0f, beta = 0.0f;
+    ASSERT_EQ(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b, CUDA_R_16BF,
+                           s.k, a, CUDA_R_16BF, s.k, &beta, ref, CUDA_R_16BF, s.n,
+                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+              CUBLAS_STATUS_SUCCESS);
+    const char* why = nullptr;
+    LINPIPE_CUDA_OK(gemm_bf16(a, b, c, s.m, s.n, s.k, GemmConfig{s.cluster_m}, nullptr, &why));
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+    ASSERT_EQ(cublasDestroy(handle), CUBLAS_STATUS_SUCCESS);
+    Bf16Comparison cmp{};
+    LINPIPE_CUDA_OK(compare_bf16(c, ref, nc, &cmp));
+    EXPECT_EQ(cmp.non_finite, 0u) << "unwritten (poisoned) or non-finite outputs";
+    EXPECT_LT(cmp.relative_error, 1e-2);
+    EXPECT_GT(cmp.ref_norm, 0.0) << "degenerate (all-zero) reference";
+    std::printf("  %dx%dx%d cluster %d round %d: relative error %.3e, ||ref|| %.3e\n", s.m, s.n,
+                s.k, s.cluster_m, round, cmp.relative_error, cmp.ref_norm);
+    if (cmp.non_finite != 0 || !(cmp.relative_error < 1e-2)) {  // show where it goes wrong
+      std::vector<std::uint16_t> got(nc), want(nc);
+      LINPIPE_CUDA_OK(cudaMemcpy(got.data(), c, nc * 2, cudaMemcpyDeviceToHost));
+      LINPIPE_CUDA_OK(cudaMemcpy(want.data(), ref, nc * 2, cudaMemcpyDeviceToHost));
+      const auto value = [](std::uint16_t bits) {
+        const std::uint32_t word = std::uint32_t{bits} << 16;
+        float f;
+        std::memcpy(&f, &word, 4);
+        return f;
+      };
+      int shown = 0;
+      for (std::size_t i = 0; i < nc && shown < 12; ++i) {
+        const float g = value(got[i]), w = value(want[i]);
+        if (!(std::fabs(g - w) <= 0.05f * (1.0f + std::fabs(w)))) {
+          std::printf("    C[%zu][%zu] = %g, cuBLAS %g\n", i / s.n, i % s.n, g, w);
+          ++shown;
+        }
+      }
+    }
+  }
+  LINPIPE_CUDA_OK(cudaFree(a));
+  LINPIPE_CUDA_OK(cudaFree(b));
+  LINPIPE_CUDA_OK(cudaFree(c));
+  LINPIPE_CUDA_OK(cudaFree(ref));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmMatchesCublas,
+                         ::testing::Values(Shape{128, 256, 64}, Shape{256, 512, 128},
+                                           Shape{384, 768, 320}, Shape{1024, 1024, 1024},
+                                           Shape{2048, 4096, 256}, Shape{4096, 2048, 1088},
+                                           Shape{256, 256, 64, 2}, Shape{512, 768, 320, 2},
+                                           Shape{2048, 4096, 256, 2}, Shape{4096, 2048, 1088, 2},
+                                           Shape{2304, 4352, 704, 2}));
+
+float bf16_value(std::uint16_t bits) {
+  const std::uint32_t word = std::uint32_t{bits} << 16;
+  float f;
+  std::memcpy(&f, &word, 4);
+  return f;
+}
+
+// Independent of cuBLAS: a float64 reference on the host for a small shape.
+TEST(GemmMatchesFp64, SmallShape) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  constexpr int m = 256, n = 512, k = 192;
+  void *a = nullptr, *b = nullptr, *c = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&a, std::size_t(m) * k * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&b, std::size_t(n) * k * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&c, std::size_t(m) * n * 2));
+  LINPIPE_CUDA_OK(fill_random_bf16(a, std::size_t(m) * k, 101));
+  LINPIPE_CUDA_OK(fill_random_bf16(b, std::size_t(n) * k, 102));
+  LINPIPE_CUDA_OK(poison_bf16(c, std::size_t(m) * n));
+  LINPIPE_CUDA_OK(gemm_bf16(a, b, c, m, n, k));
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<std::uint16_t> ha(std::size_t(m) * k), hb(std::size_t(n) * k), hc(std::size_t(m) * n);
+  LINPIPE_CUDA_OK(cudaMemcpy(ha.data(), a, ha.size() * 2, cudaMemcpyDeviceToHost));
+  LINPIPE_CUDA_OK(cudaMemcpy(hb.data(), b, hb.size() * 2, cudaMemcpyDeviceToHost));
+  LINPIPE_CUDA_OK(cudaMemcpy(hc.data(), c, hc.size() * 2, cudaMemcpyDeviceToHost));
+  double diff2 = 0, ref2 = 0;
+  int unwritten = 0;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double want = 0;
+      for (int kk = 0; kk < k; ++kk)
+        want += double(bf16_value(ha[std::size_t(i) * k + kk])) * bf16_value(hb[std::size_t(j) * k + kk]);
+      const float got = bf16_value(hc[std::size_t(i) * n + j]);
+      if (!std::isfinite(got)) ++unwritten;
+      diff2 += (got - want) * (got - want);
+      ref2 += want * want;
+    }
+  }
+  const double error = std::sqrt(diff2 / ref2);
+  std::printf("  %dx%dx%d vs float64: relative error %.3e\n", m, n, k, error);
+  EXPECT_EQ(unwritten, 0);
+  EXPECT_GT(ref2, 0.0);
+  EXPECT_LT(error, 1e-2);
+  LINPIPE_CUDA_OK(cudaFree(a));
+  LINPIPE_CUDA_OK(cudaFree(b));
+  LINPIPE_CUDA_OK(cudaFree(c));
+}
+
+// A small shape for compute-sanitizer (synccheck/racecheck): one tile, a few k-slices.
+TEST(GemmSanitizer, SmallShape) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  constexpr int m = 256, n = 512, k = 512;
+  void *a = nullptr, *b = nullptr, *c = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&a, std::size_t(m) * k * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&b, std::size_t(n) * k * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&c, std::size_t(m) * n * 2));
+  LINPIPE_CUDA_OK(fill_random_bf16(a, std::size_t(m) * k, 1));
+  LINPIPE_CUDA_OK(fill_random_bf16(b, std::size_t(n) * k, 2));
+  for (const int cluster : {1, 2}) {
+    LINPIPE_CUDA_OK(gemm_bf16(a, b, c, m, n, k, GemmConfig{cluster}));
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  }
+  LINPIPE_CUDA_OK(cudaFree(a));
+  LINPIPE_CUDA_OK(cudaFree(b));
+  LINPIPE_CUDA_OK(cudaFree(c));
+}
+
+// Runs without a GPU: the shape checks come before any CUDA call.
+TEST(GemmShapes, BadShapesAreRejectedWithAReason) {
+  using linpipe::kernels::gemm_bf16;
+  using linpipe::kernels::GemmConfig;
+  alignas(16) static unsigned char fake[64];  // never dereferenced: rejected first
+  const Shape bad[] = {{0, 256, 64},   {100, 256, 64}, {128, 0, 64},  {128, 200, 64},
+                       {128, 256, 0},  {128, 256, 40}, {-128, 256, 64}, {128, 256, 65}};
+  for (const Shape& s : bad) {
+    const char* why = nullptr;
+    EXPECT_EQ(gemm_bf16(fake, fake, fake, s.m, s.n, s.k, nullptr, &why), cudaErrorInvalidValue)
+        << s.m << "x" << s.n << "x" << s.k;
+    ASSERT_NE(why, nullptr);
+    EXPECT_GT(std::char_traits<char>::length(why), 10u);
+  }
+  const char* why = nullptr;
+  EXPECT_EQ(gemm_bf16(nullptr, fake, fake, 128, 256, 64, nullptr, &why), cudaErrorInvalidValue);
+  EXPECT_EQ(gemm_bf16(fake + 1, fake, fake, 128, 256, 64, nullptr, &why), cudaErrorInvalidValue);
+  EXPECT_NE(why, nullptr);
+  why = nullptr;  // 2-CTA clusters pair tiles along M: M must be a multiple of 256
+  EXPECT_EQ(gemm_bf16(fake, fake, fake, 384, 256, 64, GemmConfig{2}, nullptr, &why),
+            cudaErrorInvalidValue);
+  EXPECT_NE(why, nullptr);
+  EXPECT_EQ(gemm_bf16(fake, fake, fake, 256, 256, 64, GemmConfig{3}, nullptr, &why),
+            cudaErrorInvalidValue);
+}
+
+}  // namespace
