@@ -1270,8 +1270,11 @@ std::vector<Finding> finalize(std::vector<RawFinding> Raw, const SourceManager &
     Order[I] = I;
   std::sort(Order.begin(), Order.end(), [&](unsigned A, unsigned B) {
     const Finding &FA = Raw[A].F, &FB = Raw[B].F;
-    if (FA.Loc != FB.Loc)
+    if (FA.Loc != FB.Loc) {
+      if (FA.Loc.isInvalid() || FB.Loc.isInvalid())
+        return FA.Loc.isInvalid() && FB.Loc.isValid();
       return SM.isBeforeInTranslationUnit(FA.Loc, FB.Loc);
+    }
     if (FA.Kind != FB.Kind)
       return static_cast<int>(FA.Kind) < static_cast<int>(FB.Kind);
     return A < B;
