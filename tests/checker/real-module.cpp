@@ -1,6 +1,7 @@
 // The real linpipe module (plain C++ flavour, HostBackend): the annotations on its stage
 // types drive both checks. Needs the module's BMIs, passed by the top-level CMake as
-// LINPIPE_CHECKER_CXX_FLAGS (-std=c++20 and one -fmodule-file= per module unit, absolute).
+// LINPIPE_CHECKER_CXX_FLAGS, e.g. -std=c++20 -fprebuilt-module-path=<dir of linpipe*.pcm>
+// (or one absolute -fmodule-file=NAME=PATH per module unit).
 // REQUIRES: linpipe-module
 // RUN: %check_linpipe -checks='-*,linpipe-*' %s -- %linpipe_cxx_flags \
 // RUN:   | FileCheck %s --check-prefix=CHECK-NOTES --implicit-check-not="{{warning|error|note}}:"
