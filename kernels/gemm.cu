@@ -28,7 +28,6 @@ constexpr int block_k = gemm_tile_k;  // 64 bf16 = one 128-byte swizzled row
 constexpr int stages = 4;
 constexpr int consumer_warpgroups = 2;
 constexpr int threads = 128 * (1 + consumer_warpgroups);
-constexpr int group_rows = 16;  // tile rows walked together (L2 reuse of B)
 constexpr std::uint32_t a_stage_bytes = block_m * block_k * 2;
 constexpr std::uint32_t b_stage_bytes = block_n * block_k * 2;
 constexpr std::uint32_t barrier_offset = stages * (a_stage_bytes + b_stage_bytes);
@@ -42,6 +41,7 @@ static_assert(Pipeline::smem_bytes() <= 128, "barrier area too small");
 // where a unit is Cluster vertically adjacent tiles (one per CTA of the cluster).
 struct TileGrid {
   int tiles_m, tiles_n, k_tiles;  // tiles_m counts units
+  int group_rows;                 // units walked together (L2 reuse of B)
 
   __device__ int count() const { return tiles_m * tiles_n; }
   // Tile t -> (tile row, tile column): group_rows rows at a time, rows fastest inside a group,
@@ -111,10 +111,13 @@ __device__ void store_tile(const float (&acc)[accumulators], std::uint16_t* c, i
   }
 }
 
-// Lane-guarded release: lane r of each consumer warp arrives on the empty barrier of cluster
-// CTA r (Cluster == 1: lane 0, locally).
+// Lane-guarded release: lane r of each signalling warp arrives on the empty barrier of cluster
+// CTA r (Cluster == 1: lane 0, locally). Signalling warps: every consumer warp, or with
+// warpgroup_release only the first warp of each consumer warpgroup (wgmma.wait_group retires a
+// group for the whole warpgroup, so one arrival speaks for its four warps).
 template <int Cluster>
-__device__ void signal_empty(MbarHandle empty, std::uint32_t lane) {
+__device__ void signal_empty(MbarHandle empty, std::uint32_t lane, bool signalling_warp) {
+  if (!signalling_warp) return;
   if constexpr (Cluster == 1) {
     if (lane == 0) empty.arrive();
   } else {
@@ -128,8 +131,9 @@ __device__ void signal_empty(MbarHandle empty, std::uint32_t lane) {
 template <int Cluster>
 __device__ void consume(Pipeline& pipe, const std::byte* a_ring, const std::byte* b_ring,
                         std::uint16_t* c, int n, const TileGrid& grid, int warpgroup,
-                        std::uint32_t rank) {
+                        std::uint32_t rank, bool warpgroup_release) {
   const std::uint32_t lane = threadIdx.x % 32;
+  const bool signalling_warp = !warpgroup_release || (threadIdx.x % 128) / 32 == 0;
   float acc[accumulators];
 #pragma unroll
   for (float& x : acc) x = 0.0f;
@@ -156,11 +160,11 @@ __device__ void consume(Pipeline& pipe, const std::byte* a_ring, const std::byte
       const auto empty = stage.mbar();
       stage.release_without_signal();  // signalled through `empty` once its group retires
       ptx::wgmma_wait_group<1>();
-      if (pending.address() != nullptr) signal_empty<Cluster>(pending, lane);
+      if (pending.address() != nullptr) signal_empty<Cluster>(pending, lane, signalling_warp);
       pending = empty;
     }
     ptx::wgmma_wait_group<0>();
-    signal_empty<Cluster>(pending, lane);
+    signal_empty<Cluster>(pending, lane, signalling_warp);
     pending = MbarHandle{};
     store_tile(acc, c, n, tm * block_m + warpgroup * 64, tn * block_n);
   }
@@ -169,7 +173,7 @@ __device__ void consume(Pipeline& pipe, const std::byte* a_ring, const std::byte
 template <int Cluster>
 __global__ void __launch_bounds__(threads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                std::uint16_t* c, int m, int n, int k) {
+                std::uint16_t* c, int m, int n, int k, int group_rows, bool warpgroup_release) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
   // The 128B swizzle repeats every 1024 bytes: start the ring on a 1024-byte boundary.
   const std::uint32_t misalign = ptx::shared_address(smem_raw) % 1024;
@@ -181,8 +185,8 @@ __global__ void __launch_bounds__(threads, 1)
   const int warpgroup = threadIdx.x / 128;
   if (threadIdx.x == 0) {
     // Full: one arrival (the producer's expect-tx) plus the bytes; empty: one lane of each
-    // consumer warp of each CTA of the cluster.
-    Pipeline(barriers).init_mbars(1, 4 * consumer_warpgroups * Cluster);
+    // signalling consumer warp of each CTA of the cluster.
+    Pipeline(barriers).init_mbars(1, (warpgroup_release ? 1 : 4) * consumer_warpgroups * Cluster);
     ptx::prefetch_tensormap(&map_a);
     ptx::prefetch_tensormap(&map_b);
   }
@@ -195,14 +199,14 @@ __global__ void __launch_bounds__(threads, 1)
     rank = ptx::cluster_ctarank();
   }
 
-  const TileGrid grid{m / block_m / Cluster, n / block_n, k / block_k};
+  const TileGrid grid{m / block_m / Cluster, n / block_n, k / block_k, group_rows};
   Pipeline pipe(barriers, "gemm");
   if (warpgroup == 0) {
     ptx::setmaxnreg_dec<40>();
     if (threadIdx.x == 0) produce<Cluster>(pipe, a_ring, b_ring, &map_a, &map_b, grid, rank);
   } else {
     ptx::setmaxnreg_inc<232>();
-    consume<Cluster>(pipe, a_ring, b_ring, c, n, grid, warpgroup - 1, rank);
+    consume<Cluster>(pipe, a_ring, b_ring, c, n, grid, warpgroup - 1, rank, warpgroup_release);
   }
 }
 
@@ -229,15 +233,13 @@ cudaError_t encode_tiled(CUtensorMap* map, const void* base, int rows, int cols,
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// The clusters a persistent launch may keep resident (the SM count for Cluster == 1),
+// computed once per process; sets the kernel's shared-memory limit on the way.
 template <int Cluster>
-cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k, cudaStream_t stream) {
-  CUtensorMap map_a, map_b;
-  cudaError_t status = encode_tiled(&map_a, a, m, k, block_m);
-  if (status != cudaSuccess) return status;
-  if ((status = encode_tiled(&map_b, b, n, k, block_n / Cluster)) != cudaSuccess) return status;
-
+cudaError_t resident_clusters(int* count) {
   const auto kernel = gemm_kernel<Cluster>;
   static int max_clusters = 0;  // per kernel, once per process (one device assumed)
+  cudaError_t status = cudaSuccess;
   if (max_clusters == 0) {
     status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(smem_bytes));
@@ -260,11 +262,30 @@ cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k, c
       probe.dynamicSmemBytes = smem_bytes;
       probe.attrs = &attr;
       probe.numAttrs = 1;
-      if ((status = cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &probe)) != cudaSuccess)
+      int found = 0;
+      if ((status = cudaOccupancyMaxActiveClusters(&found, kernel, &probe)) != cudaSuccess)
         return status;
-      if (max_clusters == 0) return cudaErrorInvalidConfiguration;
+      if (found == 0) return cudaErrorInvalidConfiguration;
+      max_clusters = found;
     }
   }
+  *count = max_clusters;
+  return cudaSuccess;
+}
+
+template <int Cluster>
+cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k,
+                   const GemmConfig& options, cudaStream_t stream) {
+  const int group_rows = options.group_rows;
+  CUtensorMap map_a, map_b;
+  cudaError_t status = encode_tiled(&map_a, a, m, k, block_m);
+  if (status != cudaSuccess) return status;
+  if ((status = encode_tiled(&map_b, b, n, k, block_n / Cluster)) != cudaSuccess) return status;
+
+  static_assert(Cluster == 1 || Cluster == 2);
+  const auto kernel = gemm_kernel<Cluster>;
+  int max_clusters = 0;
+  if ((status = resident_clusters<Cluster>(&max_clusters)) != cudaSuccess) return status;
   const int units = (m / block_m / Cluster) * (n / block_n);
   const int clusters = units < max_clusters ? units : max_clusters;
 
@@ -280,7 +301,9 @@ cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k, c
   config.stream = stream;
   config.attrs = &attr;
   config.numAttrs = Cluster == 1 ? 0 : 1;
-  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, static_cast<std::uint16_t*>(c), m, n, k);
+  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, static_cast<std::uint16_t*>(c), m, n, k,
+                            group_rows / Cluster > 0 ? group_rows / Cluster : 1,
+                            options.warpgroup_release);
 }
 
 }  // namespace
@@ -302,8 +325,18 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
   if (reinterpret_cast<std::uintptr_t>(a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(b) % 16 != 0 ||
       reinterpret_cast<std::uintptr_t>(c) % 16 != 0)
     return reject("A, B and C must be 16-byte aligned (the tensor copy engine's granule)");
-  if (config.cluster_m == 2) return launch<2>(a, b, c, m, n, k, stream);
-  return launch<1>(a, b, c, m, n, k, stream);
+  if (config.group_rows < 1 || config.group_rows > 256)
+    return reject("group_rows must be 1..256 (tile rows the scheduler walks together)");
+  if (config.cluster_m == 2) return launch<2>(a, b, c, m, n, k, config, stream);
+  return launch<1>(a, b, c, m, n, k, config, stream);
+}
+
+cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas) {
+  int clusters = 0;
+  const cudaError_t status = config.cluster_m == 2 ? resident_clusters<2>(&clusters)
+                                                   : resident_clusters<1>(&clusters);
+  if (status == cudaSuccess) *ctas = clusters * (config.cluster_m == 2 ? 2 : 1);
+  return status;
 }
 
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,

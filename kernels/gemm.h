@@ -22,6 +22,12 @@ struct GemmConfig {
   // 1: each CTA loads its own A and B tiles. 2: 2-CTA clusters along M (M a multiple of 256);
   // the two CTAs' tiles share a B tile, each loads half of it, multicast into both.
   int cluster_m = 1;
+  // Tile rows the persistent scheduler walks together before moving to the next B column
+  // block (the CTAs running at once share A row blocks and B column blocks in L2).
+  int group_rows = 16;
+  // How consumers release a stage: false, lane 0 of every consumer warp arrives on the empty
+  // barrier (of each cluster CTA); true, only the first warp of each consumer warpgroup does.
+  bool warpgroup_release = false;
 };
 
 // Computes C = A x B^T on `stream` (device pointers, 16-byte aligned, C not overlapping A or
@@ -30,6 +36,9 @@ struct GemmConfig {
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       const GemmConfig& config, cudaStream_t stream = nullptr,
                       const char** why = nullptr);
+// The CTAs a large launch with this config keeps resident (its persistent grid), for reports.
+cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas);
+
 // The same with the default GemmConfig.
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       cudaStream_t stream = nullptr, const char** why = nullptr);

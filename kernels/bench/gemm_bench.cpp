@@ -1,8 +1,9 @@
 // linpipe's bf16 GEMM (C = A x B^T, fp32 accumulation) against cuBLAS in the same process, on
 // the same random inputs: correctness against cuBLAS first (relative Frobenius error, every
-// output element written), then the median time of many runs after warm-up, in TFLOP/s, for
+// output element written), then, after a clock warm-up, the median over interleaved rounds of
+// batched launches (cuBLAS and each linpipe variant alike), in TFLOP/s, for
 // both variants (one CTA a tile; 2-CTA clusters sharing B through TMA multicast).
-// Usage: gemm_bench [--quick]   (--quick: fewer timed runs)
+// Usage: gemm_bench [--quick]   (--quick: fewer timed rounds)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -19,6 +20,11 @@
 using namespace linpipe::kernels;
 
 namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 #define CUBLAS_CHECK(call)                                                          \
   do {                                                                              \
@@ -48,12 +54,18 @@ cublasStatus_t cublas_gemm(cublasHandle_t handle, const void* a, const void* b, 
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  const int runs = quick ? 10 : 50;
+  const int rounds = quick ? 5 : 21;
   const std::vector<Shape> shapes = {{256, 256, 64},    {2048, 2048, 2048}, {4096, 4096, 4096},
                                      {8192, 8192, 8192}, {8192, 4096, 2048}, {2048, 8192, 8192}};
+  const GemmConfig variants[4] = {{1}, {2}, {1, 16, true}, {2, 16, true}};
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+  for (const GemmConfig& config : variants) {
+    int ctas = 0;
+    BENCH_CHECK(gemm_bf16_grid_ctas(config, &ctas));
+    std::printf("linpipe cluster %d: persistent grid of %d CTAs\n", config.cluster_m, ctas);
+  }
 
   std::size_t max_a = 0, max_b = 0, max_c = 0;
   for (const Shape& s : shapes) {
@@ -72,8 +84,10 @@ int main(int argc, char** argv) {
   struct Row {
     Shape s;
     double cublas_tflops, linpipe_tflops, cluster_tflops, error;
+    double ratio_min, ratio_max;  // linpipe / cuBLAS over the rounds
+    double group8_tflops, group32_tflops;
+    double wg1_tflops, wg2_tflops;  // warpgroup_release: 1-CTA, 2-CTA
   };
-  const GemmConfig variants[2] = {{1}, {2}};
   std::vector<Row> rows;
   bool ok = true;
   std::uint64_t seed = 2026;
@@ -84,7 +98,7 @@ int main(int argc, char** argv) {
     BENCH_CHECK(poison_bf16(ref, std::size_t(s.m) * s.n));
     CUBLAS_CHECK(cublas_gemm(handle, a, b, ref, s));
     double error = 0;
-    bool shape_ok = true;
+    bool shape_ok = true, default_ok = true;
     for (const GemmConfig& config : variants) {
       BENCH_CHECK(poison_bf16(c, std::size_t(s.m) * s.n));
       const char* why = nullptr;
@@ -98,6 +112,7 @@ int main(int argc, char** argv) {
       Bf16Comparison cmp{};
       BENCH_CHECK(compare_bf16(c, ref, std::size_t(s.m) * s.n, &cmp));
       const bool good = cmp.non_finite == 0 && cmp.ref_norm > 0 && cmp.relative_error < 1e-2;
+      if (&config == &variants[0]) default_ok = good;  // times the shape if the default is right
       shape_ok = shape_ok && good;
       error = std::max(error, cmp.relative_error);
       std::printf("check %5dx%5dx%5d cluster %d: rel err %.3e (||ref|| %.3e), non-finite %llu -> %s\n",
@@ -106,24 +121,56 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
     ok = ok && shape_ok;
-    if (!shape_ok || s.m * std::size_t(s.n) < 1000000) continue;  // the tiny shape: check only
+    if (!default_ok || s.m * std::size_t(s.n) < 1000000) continue;  // the tiny shape: check only
 
     const double flops = 2.0 * s.m * s.n * double(s.k);
-    const int shape_runs = flops > 5e11 ? runs : runs * 4;
-    const double t_cublas = median_ms(
-        [&] {
-          return cublas_gemm(handle, a, b, ref, s) == CUBLAS_STATUS_SUCCESS ? cudaSuccess
-                                                                              : cudaErrorUnknown;
-        },
-        5, shape_runs);
-    const double t_linpipe =
-        median_ms([&] { return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[0]); }, 5, shape_runs);
-    const double t_cluster =
-        median_ms([&] { return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[1]); }, 5, shape_runs);
-    rows.push_back({s, flops / t_cublas / 1e9, flops / t_linpipe / 1e9, flops / t_cluster / 1e9,
-                    error});
-    std::printf("time  %5dx%5dx%5d: cuBLAS %.3f ms, linpipe %.3f ms, linpipe 2-CTA %.3f ms\n", s.m,
-                s.n, s.k, t_cublas, t_linpipe, t_cluster);
+    // Contenders, timed in interleaved rounds (so clock and thermal drift hit all alike): each
+    // round times a batch of back-to-back launches of each between two events.
+    const GemmConfig group8{1, 8}, group32{1, 32}, wg1{1, 16, true}, wg2{2, 16, true};
+    const auto launch = [&](int which) -> cudaError_t {
+      switch (which) {
+        case 0: return cublas_gemm(handle, a, b, ref, s) == CUBLAS_STATUS_SUCCESS ? cudaSuccess
+                                                                                  : cudaErrorUnknown;
+        case 1: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[0]);
+        case 2: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[1]);
+        case 3: return gemm_bf16(a, b, c, s.m, s.n, s.k, group8);
+        case 4: return gemm_bf16(a, b, c, s.m, s.n, s.k, group32);
+        case 5: return gemm_bf16(a, b, c, s.m, s.n, s.k, wg1);
+        default: return gemm_bf16(a, b, c, s.m, s.n, s.k, wg2);
+      }
+    };
+    constexpr int contenders = 7;
+    const int warmup = std::max(20, static_cast<int>(2e14 / flops));  // ~0.3 s: clocks up
+    for (int i = 0; i < warmup; ++i) BENCH_CHECK(launch(i % contenders));
+    BENCH_CHECK(cudaDeviceSynchronize());
+    const int batch = std::max(3, static_cast<int>(1.5e12 / flops));
+    std::vector<double> ms[contenders];
+    cudaEvent_t start, stop;
+    BENCH_CHECK(cudaEventCreate(&start));
+    BENCH_CHECK(cudaEventCreate(&stop));
+    for (int round = 0; round < rounds; ++round) {
+      for (int which = 0; which < contenders; ++which) {
+        BENCH_CHECK(cudaEventRecord(start));
+        for (int i = 0; i < batch; ++i) BENCH_CHECK(launch(which));
+        BENCH_CHECK(cudaEventRecord(stop));
+        BENCH_CHECK(cudaEventSynchronize(stop));
+        float elapsed = 0;
+        BENCH_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+        ms[which].push_back(double(elapsed) / batch);
+      }
+    }
+    BENCH_CHECK(cudaEventDestroy(start));
+    BENCH_CHECK(cudaEventDestroy(stop));
+    std::vector<double> ratios;
+    for (int round = 0; round < rounds; ++round) ratios.push_back(ms[0][round] / ms[1][round]);
+    std::sort(ratios.begin(), ratios.end());
+    double tflops[contenders];
+    for (int which = 0; which < contenders; ++which) tflops[which] = flops / median(ms[which]) / 1e9;
+    rows.push_back({s, tflops[0], tflops[1], tflops[2], error, ratios.front(), ratios.back(),
+                    tflops[3], tflops[4], tflops[5], tflops[6]});
+    std::printf("time  %5dx%5dx%5d: cuBLAS %.3f ms, linpipe %.3f ms, 2-CTA %.3f ms, group 8 %.3f ms,"
+                " group 32 %.3f ms (%d rounds x %d launches)\n", s.m, s.n, s.k, median(ms[0]),
+                median(ms[1]), median(ms[2]), median(ms[3]), median(ms[4]), rounds, batch);
     std::fflush(stdout);
   }
   CUBLAS_CHECK(cublasDestroy(handle));
@@ -132,14 +179,24 @@ int main(int argc, char** argv) {
   BENCH_CHECK(cudaFree(c));
   BENCH_CHECK(cudaFree(ref));
 
-  std::printf("\nTFLOP/s (median of %d+ runs)\n%-16s %8s %8s %6s %8s %6s %9s\n", runs, "M x N x K",
-              "cuBLAS", "linpipe", "ratio", "2-CTA", "ratio", "rel err");
+  std::printf("\nvariants, TFLOP/s: 1-CTA with scheduler group rows 8/16/32; per-warpgroup release"
+              " (1-CTA, 2-CTA)\n%-16s %8s %8s %8s %8s %8s\n", "M x N x K", "g8", "g16", "g32",
+              "wg 1CTA", "wg 2CTA");
   for (const Row& r : rows) {
     char shape[32];
     std::snprintf(shape, sizeof shape, "%dx%dx%d", r.s.m, r.s.n, r.s.k);
-    std::printf("%-16s %8.1f %8.1f %6.3f %8.1f %6.3f %9.2e\n", shape, r.cublas_tflops,
-                r.linpipe_tflops, r.linpipe_tflops / r.cublas_tflops, r.cluster_tflops,
-                r.cluster_tflops / r.cublas_tflops, r.error);
+    std::printf("%-16s %8.1f %8.1f %8.1f %8.1f %8.1f\n", shape, r.group8_tflops, r.linpipe_tflops,
+                r.group32_tflops, r.wg1_tflops, r.wg2_tflops);
+  }
+  std::printf("\nTFLOP/s, median of %d interleaved rounds (ratio range: per-round linpipe/cuBLAS)\n"
+              "%-16s %7s %7s %6s %13s %7s %6s %8s\n", rounds, "M x N x K", "cuBLAS", "linpipe",
+              "ratio", "ratio range", "2-CTA", "ratio", "rel err");
+  for (const Row& r : rows) {
+    char shape[32];
+    std::snprintf(shape, sizeof shape, "%dx%dx%d", r.s.m, r.s.n, r.s.k);
+    std::printf("%-16s %7.1f %7.1f %6.3f  %5.3f-%5.3f %7.1f %6.3f %8.1e\n", shape, r.cublas_tflops,
+                r.linpipe_tflops, r.linpipe_tflops / r.cublas_tflops, r.ratio_min, r.ratio_max,
+                r.cluster_tflops, r.cluster_tflops / r.cublas_tflops, r.error);
   }
   std::printf("%s\n", ok ? "all checks passed" : "SOME CHECKS FAILED");
   return ok ? 0 : 1;

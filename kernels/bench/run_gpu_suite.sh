@@ -32,5 +32,5 @@ run "$dir/gemm_bench" | tee "$logs/gemm.txt"
 echo "== summary =="
 cat "$logs/handoff.txt" "$logs/handoff_sass.txt"
 tail -n 8 "$logs/stream_copy.txt"
-tail -n 7 "$logs/gemm.txt"
+tail -n 9 "$logs/gemm.txt"
 exit $status

@@ -23,10 +23,12 @@ namespace {
 struct Shape {
   int m, n, k;
   int cluster_m = 1;
+  bool warpgroup_release = false;
 };
 
 void PrintTo(const Shape& s, std::ostream* os) {
-  *os << s.m << "x" << s.n << "x" << s.k << " cluster " << s.cluster_m;
+  *os << s.m << "x" << s.n << "x" << s.k << " cluster " << s.cluster_m
+      << (s.warpgroup_release ? " wg-release" : "");
 }
 
 class GemmMatchesCublas : public ::testing::TestWithParam<Shape> {};
@@ -56,7 +58,7 @@ TEST_P(GemmMatchesCublas, RandomInputs) {
                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
               CUBLAS_STATUS_SUCCESS);
     const char* why = nullptr;
-    LINPIPE_CUDA_OK(gemm_bf16(a, b, c, s.m, s.n, s.k, GemmConfig{s.cluster_m}, nullptr, &why));
+    LINPIPE_CUDA_OK(gemm_bf16(a, b, c, s.m, s.n, s.k, GemmConfig{s.cluster_m, 16, s.warpgroup_release}, nullptr, &why));
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
     ASSERT_EQ(cublasDestroy(handle), CUBLAS_STATUS_SUCCESS);
     Bf16Comparison cmp{};
@@ -98,7 +100,10 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmMatchesCublas,
                                            Shape{2048, 4096, 256}, Shape{4096, 2048, 1088},
                                            Shape{256, 256, 64, 2}, Shape{512, 768, 320, 2},
                                            Shape{2048, 4096, 256, 2}, Shape{4096, 2048, 1088, 2},
-                                           Shape{2304, 4352, 704, 2}));
+                                           Shape{2304, 4352, 704, 2}, Shape{384, 768, 320, 1, true},
+                                           Shape{2048, 4096, 256, 1, true},
+                                           Shape{512, 768, 320, 2, true},
+                                           Shape{2304, 4352, 704, 2, true}));
 
 float bf16_value(std::uint16_t bits) {
   const std::uint32_t word = std::uint32_t{bits} << 16;
@@ -159,8 +164,9 @@ TEST(GemmSanitizer, SmallShape) {
   LINPIPE_CUDA_OK(cudaMalloc(&c, std::size_t(m) * n * 2));
   LINPIPE_CUDA_OK(fill_random_bf16(a, std::size_t(m) * k, 1));
   LINPIPE_CUDA_OK(fill_random_bf16(b, std::size_t(n) * k, 2));
-  for (const int cluster : {1, 2}) {
-    LINPIPE_CUDA_OK(gemm_bf16(a, b, c, m, n, k, GemmConfig{cluster}));
+  for (const GemmConfig config : {GemmConfig{1}, GemmConfig{2}, GemmConfig{1, 16, true},
+                                  GemmConfig{2, 16, true}}) {
+    LINPIPE_CUDA_OK(gemm_bf16(a, b, c, m, n, k, config));
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
   }
   LINPIPE_CUDA_OK(cudaFree(a));
