@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Drives <clangd> as an editor does (LSP over stdio) and asserts on the diagnostics it publishes
+for one file (tests/clangd): unlike `clangd --check`, this sees warnings too.
+
+    run_clangd_lsp.py --clangd EXE --cdb DIR --file SRC --expect CODE:SEVERITY:LINE ...
+
+CODE is the diagnostic's code (a clang-tidy check name, or a clang warning flag such as
+-Wconsumed), SEVERITY 1 (error) .. 4 (hint) or '*', LINE 1-based or '*'.
+"""
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+import threading
+import time
+
+
+def send(proc, msg):
+    body = json.dumps(msg).encode()
+    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    proc.stdin.flush()
+
+
+def reader(proc, inbox):
+    while True:
+        length = None
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                return
+            line = line.strip()
+            if not line:
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        if length is None:
+            return
+        inbox.append(json.loads(proc.stdout.read(length)))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--clangd", required=True)
+    ap.add_argument("--cdb", required=True)
+    ap.add_argument("--file", required=True)
+    ap.add_argument("--expect", action="append", default=[])
+    ap.add_argument("--timeout", type=float, default=120)
+    args = ap.parse_args()
+
+    path = pathlib.Path(args.file).resolve()
+    uri = path.as_uri()
+    proc = subprocess.Popen([args.clangd, f"--compile-commands-dir={args.cdb}", "--log=error",
+                             "--background-index=0"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr)
+    inbox = []
+    threading.Thread(target=reader, args=(proc, inbox), daemon=True).start()
+    send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"processId": None, "rootUri": path.parent.as_uri(), "capabilities": {}}})
+    send(proc, {"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    send(proc, {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                "params": {"textDocument": {"uri": uri, "languageId": "cpp", "version": 1,
+                                            "text": path.read_text()}}})
+    diags = None
+    deadline = time.time() + args.timeout
+    while diags is None and time.time() < deadline and proc.poll() is None:
+        for msg in list(inbox):
+            if msg.get("method") == "textDocument/publishDiagnostics" and \
+               msg["params"]["uri"] == uri:
+                diags = msg["params"]["diagnostics"]
+        time.sleep(0.1)
+    send(proc, {"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    send(proc, {"jsonrpc": "2.0", "method": "exit"})
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    if diags is None:
+        print("FAIL: no diagnostics published for", uri)
+        return 1
+    for d in diags:
+        print(f"line {d['range']['start']['line'] + 1}: severity {d.get('severity')} "
+              f"[{d.get('source', '')} {d.get('code', '')}] {d['message'].splitlines()[0]}")
+    failures = []
+    for spec in args.expect:
+        code, severity, line = spec.rsplit(":", 2)
+        if not any(d.get("code") == code
+                   and (severity == "*" or d.get("severity") == int(severity))
+                   and (line == "*" or d["range"]["start"]["line"] + 1 == int(line))
+                   for d in diags):
+            failures.append(f"expected a diagnostic {spec}")
+    for f in failures:
+        print("FAIL:", f)
+    if not failures:
+        print("PASS")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
