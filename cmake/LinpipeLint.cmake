@@ -30,7 +30,13 @@ function(linpipe_enable_linearity_check target)
   endif()
   set_target_properties(${target} PROPERTIES CXX_CLANG_TIDY "${command}")
   if(TARGET linpipe_tidy)  # linpipe's own build: the plugin must exist before the first lint
-    add_dependencies(${target} linpipe_tidy)
+    # Through a utility target: a direct library dependency only orders compiles after the
+    # plugin's objects, not after the plugin is linked.
+    if(NOT TARGET linpipe_tidy_ready)
+      add_custom_target(linpipe_tidy_ready)
+      add_dependencies(linpipe_tidy_ready linpipe_tidy)
+    endif()
+    add_dependencies(${target} linpipe_tidy_ready)
   endif()
 endfunction()
 
