@@ -21,3 +21,19 @@ if(WITH_CUDA)
   endif()
   execute_process(COMMAND "${WORK_DIR}/build/downstream_cuda_app" COMMAND_ERROR_IS_FATAL ANY)
 endif()
+
+# The installed command-line tool on a single file, given only plain compiler arguments: it must
+# build the module's interfaces itself (into a private cache) and report the checker's finding.
+set(ENV{XDG_CACHE_HOME} "${WORK_DIR}/cache")
+execute_process(COMMAND "${prefix}/bin/linpipe-tidy" --werror
+    "${SOURCE_DIR}/tests/lint/wrong_host.cpp" -- ${CXX} -std=gnu++20
+  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+if(result EQUAL 0 OR NOT output MATCHES "wrong_host.cpp:[0-9]+:[0-9]+: error: 'stage' escapes")
+  message(FATAL_ERROR "installed linpipe-tidy did not reject tests/lint/wrong_host.cpp:\n${output}")
+endif()
+execute_process(COMMAND "${prefix}/bin/linpipe-tidy" --werror
+    "${SOURCE_DIR}/tests/downstream/main.cpp" -- ${CXX} -std=gnu++20
+  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "installed linpipe-tidy rejected a correct file:\n${output}")
+endif()
