@@ -907,6 +907,8 @@ private:
   FlowState transfer(const CFGBlock &B, FlowState S, std::vector<RawFinding> *Out) const;
   void applyStmt(const Stmt *S, FlowState &State, std::vector<RawFinding> *Out) const;
   void applyEvent(const Event &E, FlowState &State, std::vector<RawFinding> *Out) const;
+  // A finding of this kind about the value an event touches, located at the event.
+  RawFinding findingAt(FindingKind Kind, const Event &E) const;
   void acquire(unsigned V, InitKind Init, int Source, SourceLocation At,
                FlowState &State) const;
   void endLifetime(const VarDecl *VD, const Stmt *Trigger, FlowState &State,
@@ -1042,6 +1044,15 @@ void Solver::reportNotReleased(unsigned V, const ValueState &VS, ExitKind Exit,
   Out->push_back(std::move(R));
 }
 
+RawFinding Solver::findingAt(FindingKind Kind, const Event &E) const {
+  RawFinding R{{}, static_cast<int>(E.Value)};
+  R.F.Kind = Kind;
+  R.F.Loc = E.Loc;
+  R.F.Name = Values[E.Value].Name;
+  R.F.Record = Values[E.Value].Record;
+  return R;
+}
+
 void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding> *Out) const {
   if (E.Kind == EventKind::Report) {
     if (Out)
@@ -1058,23 +1069,15 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
     const bool WasLive = (VS.Bits & Live) && !(VS.Bits & Untracked);
     reportUseAfter(E.Value, VS, E.Role.Consume, E.Loc, Out);
     if (WasLive && Out && E.Role.Consume && E.Role.NeedsSignal && !VS.MaySignalled) {
-      RawFinding R{{}, static_cast<int>(E.Value)};
-      R.F.Kind = FindingKind::MissingSignal;
-      R.F.Loc = E.Loc;
-      R.F.Name = Values[E.Value].Name;
+      RawFinding R = findingAt(FindingKind::MissingSignal, E);
       R.F.CallName = E.Callee->getNameAsString();
       R.F.AcquiredLoc = VS.AcquiredAt;
-      R.F.Record = Values[E.Value].Record;
       Out->push_back(std::move(R));
     }
     if (WasLive && Out && E.Role.Consume && E.Role.Arrives && VS.MayArrived) {
-      RawFinding R{{}, static_cast<int>(E.Value)};
-      R.F.Kind = FindingKind::DoubleArrival;
-      R.F.Loc = E.Loc;
-      R.F.Name = Values[E.Value].Name;
+      RawFinding R = findingAt(FindingKind::DoubleArrival, E);
       R.F.CallName = E.Callee->getNameAsString();
       R.F.OriginLoc = VS.ArrivedAt;
-      R.F.Record = Values[E.Value].Record;
       Out->push_back(std::move(R));
     }
     if (E.Role.Consume) {
@@ -1098,12 +1101,8 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
   case EventKind::Escape:
     if (!reportUseAfter(E.Value, VS, false, E.Loc, Out) && ReportEscapes && Out &&
         (VS.Bits & Live) && !(VS.Bits & Untracked)) {
-      RawFinding R{{}, static_cast<int>(E.Value)};
-      R.F.Kind = FindingKind::Escape;
-      R.F.Loc = E.Loc;
+      RawFinding R = findingAt(FindingKind::Escape, E);
       R.F.Escape = E.Escape;
-      R.F.Name = Values[E.Value].Name;
-      R.F.Record = Values[E.Value].Record;
       Out->push_back(std::move(R));
     }
     VS.Bits = Untracked;
