@@ -14,7 +14,7 @@ build/release/examples/host_stream
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   echo "== GPU kernels =="
   for bench in build/release/kernels/*_bench; do
-    [[ -x "$bench" ]] && "$bench"
+    if [[ -x "$bench" ]]; then "$bench"; fi
   done
 else
   echo "== GPU kernels: built; no GPU on this machine, so not run =="
