@@ -29,6 +29,7 @@ LinearAnnotations LinearCheckBase::readAnnotations(const OptionsView &Options) {
   A.Signals = Options.getLocalOrGlobal("SignalsAnnotation", Defaults.Signals).str();
   A.NeedsSignal = Options.getLocalOrGlobal("NeedsSignalAnnotation", Defaults.NeedsSignal).str();
   A.HandOff = Options.getLocalOrGlobal("HandOffAnnotation", Defaults.HandOff).str();
+  A.Acquires = Options.getLocalOrGlobal("AcquireAnnotation", Defaults.Acquires).str();
   return A;
 }
 
@@ -40,6 +41,7 @@ void LinearCheckBase::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opt
   Options.store(Opts, "SignalsAnnotation", A.Signals);
   Options.store(Opts, "NeedsSignalAnnotation", A.NeedsSignal);
   Options.store(Opts, "HandOffAnnotation", A.HandOff);
+  Options.store(Opts, "AcquireAnnotation", A.Acquires);
   if (Reports == Category::Linearity)
     Options.store(Opts, "ReportEscapes", ReportEscapes);
 }

@@ -570,7 +570,7 @@ std::pair<InitKind, int> FlowClassifier::initOf(const Expr *Init) const {
   const Expr *E = skipParensAndCasts(Init);
   if (const auto *CCE = dyn_cast<CXXConstructExpr>(E)) {
     const CXXConstructorDecl *Ctor = CCE->getConstructor();
-    if (Ctor && Ctor->isDefaultConstructor() && CCE->getNumArgs() == 0)
+    if (Ctor && Ctor->isDefaultConstructor() && !Model.acquires(Ctor))
       return {InitKind::Empty, -1};
     if (!Ctor || !Ctor->isCopyOrMoveConstructor() || CCE->getNumArgs() < 1)
       return {InitKind::Fresh, -1};
@@ -770,7 +770,7 @@ bool EventCollector::VisitCXXConstructExpr(CXXConstructExpr *CCE) {
     return true;
   const CXXRecordDecl *RD = Model.linearRecord(CCE->getType());
   const CXXConstructorDecl *Ctor = CCE->getConstructor();
-  if (!RD || !Ctor || Ctor->isDefaultConstructor())
+  if (!RD || !Ctor || (Ctor->isDefaultConstructor() && !Model.acquires(Ctor)))
     return true;
   bool MovedFromElsewhere = false;
   if (Ctor->isCopyOrMoveConstructor() && CCE->getNumArgs() >= 1) {

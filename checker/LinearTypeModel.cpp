@@ -99,6 +99,16 @@ bool LinearTypeModel::isHandOff(const FunctionDecl *FD) {
   return false;
 }
 
+bool LinearTypeModel::acquires(const CXXConstructorDecl *Ctor) {
+  if (!Ctor)
+    return false;
+  if (hasAnnotation(Ctor, Names.Acquires))
+    return true;
+  if (const FunctionDecl *Pattern = Ctor->getTemplateInstantiationPattern())
+    return hasAnnotation(Pattern, Names.Acquires);
+  return false;
+}
+
 template <class Pred>
 std::string LinearTypeModel::methodNames(const CXXRecordDecl *RD, Pred Keep) {
   llvm::SmallVector<std::string, 4> Found;

@@ -25,6 +25,7 @@ struct LinearAnnotations {
   std::string Signals = "linpipe::signals";
   std::string NeedsSignal = "linpipe::needs_signal";
   std::string HandOff = "linpipe::hand_off";
+  std::string Acquires = "linpipe::acquires";
 };
 
 /// What calling a member function does to the linear object it is called on.
@@ -48,6 +49,9 @@ public:
 
   MethodRole roleOf(const clang::FunctionDecl *FD);
   bool isHandOff(const clang::FunctionDecl *FD);
+  /// A constructor that creates an obligation even with no arguments (a holder that must
+  /// be flushed); other default constructors make an empty value.
+  bool acquires(const clang::CXXConstructorDecl *Ctor);
 
   /// "release() or release_without_signal()": the consuming members of \p RD, for notes.
   std::string consumeNames(const clang::CXXRecordDecl *RD);

@@ -2,6 +2,7 @@
 # One list, read by the plain C++ target (FILE_SET CXX_MODULES) and the CUDA BMI builder.
 set(LINPIPE_MODULE_PARTITIONS
   config
+  clock
   ptx_mbarrier
   ptx_bulk_copy
   ptx_tma
@@ -13,5 +14,6 @@ set(LINPIPE_MODULE_PARTITIONS
   diagnostics
   stage
   scope
+  stage_lag
   pipeline)
 set(LINPIPE_MODULE_HEADERS linpipe_macros.h)

@@ -21,7 +21,8 @@ export namespace linpipe {
 template <class B>
 concept PipelineBackend = requires(B backend, typename B::BarrierStorage* storage,
                                    typename B::Handle handle, std::uint32_t stage,
-                                   std::uint32_t lap, std::uint32_t count) {
+                                   std::uint32_t lap, std::uint32_t count,
+                                   std::uint64_t budget_ticks, std::uint32_t hint_ns) {
   typename B::BarrierStorage;  // one signal's storage
   typename B::Handle;          // one signal, for extras (expect-tx, remote arrive, ...)
   { B::storage_elems() } -> std::convertible_to<std::size_t>;
@@ -29,6 +30,11 @@ concept PipelineBackend = requires(B backend, typename B::BarrierStorage* storag
   backend.init_barriers(count, count);  // producer arrive count, consumer arrive count
   backend.wait_full(stage, lap);
   backend.wait_empty(stage, lap);
+  backend.wait_full(stage, lap, hint_ns);   // a suspend-time hint (a backend may ignore it)
+  backend.wait_empty(stage, lap, hint_ns);
+  // The same waits bounded by budget_ticks (see linpipe:clock): false if it ran out first.
+  { backend.wait_full_for(stage, lap, budget_ticks, hint_ns) } -> std::same_as<bool>;
+  { backend.wait_empty_for(stage, lap, budget_ticks, hint_ns) } -> std::same_as<bool>;
   { backend.try_full(stage, lap) } -> std::same_as<bool>;
   { backend.try_empty(stage, lap) } -> std::same_as<bool>;
   backend.arrive_full(stage);

@@ -6,11 +6,9 @@ module;
 #if defined(__CUDA__)
 #include <__clang_cuda_runtime_wrapper.h>
 #endif
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 export module linpipe:diagnostics;
 import :config;
 
@@ -92,36 +90,38 @@ export namespace linpipe {
 
 namespace linpipe::detail {
 
-// Measures one debug-build wait against its budget: SM cycles on the GPU, time on the host.
-class WaitBudget {
+[[noreturn]] LINPIPE_HOST_DEVICE inline void report_slot_still_held(const StageLocation& at) {
+  print_report(
+      "acquired a slot this role still holds (a certain deadlock: its barrier cannot complete "
+      "this lap until that stage is released)",
+      at,
+      "release the oldest live stage before acquiring the next; a role holds at most NumStages "
+      "stages (with a StageLag<Stage, Depth>, NumStages must exceed Depth)");
+  stop_after_report();
+}
+
+// Debug builds: which slots one role holds through live stages, one bit a slot.
+template <int NumStages>
+class HeldSlots {
+  static_assert(NumStages <= 64,
+                "linpipe::ProducerConsumerPipeline<NumStages>: at most 64 stages (a deeper ring "
+                "does not fit in shared memory anyway)");
+
  public:
-  LINPIPE_HOST_DEVICE inline WaitBudget() : start_(now()) {}
-  LINPIPE_HOST_DEVICE inline bool exhausted() const {
-#if defined(__CUDA_ARCH__)
-    return now() - start_ > device_wait_budget_cycles;
-#else
-    return now() - start_ > host_wait_budget_ns.load(std::memory_order_relaxed);
-#endif
+  LINPIPE_HOST_DEVICE void expect_free(const StageLocation& at) const {
+    if (bits_ & bit(at.stage)) report_slot_still_held(at);
   }
-  // Between polls: nothing on the GPU (the poll is cheap), a yield on the host.
-  LINPIPE_HOST_DEVICE static inline void relax() {
-#if !defined(__CUDA_ARCH__)
-    std::this_thread::yield();
-#endif
+  LINPIPE_HOST_DEVICE void claim(const StageLocation& at) {
+    expect_free(at);
+    bits_ |= bit(at.stage);
   }
+  LINPIPE_HOST_DEVICE void release(std::uint32_t stage) { bits_ &= ~bit(stage); }
 
  private:
-  LINPIPE_HOST_DEVICE static inline std::uint64_t now() {
-#if defined(__CUDA_ARCH__)
-    return static_cast<std::uint64_t>(__nvvm_read_ptx_sreg_clock64());
-#else
-    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::steady_clock::now().time_since_epoch())
-                                          .count());
-#endif
+  LINPIPE_HOST_DEVICE static std::uint64_t bit(std::uint32_t stage) {
+    return std::uint64_t{1} << stage;
   }
-
-  std::uint64_t start_;
+  std::uint64_t bits_ = 0;
 };
 
 }  // namespace linpipe::detail

@@ -12,7 +12,9 @@ module;
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <thread>
 export module linpipe:host_backend;
+import :clock;
 
 export namespace linpipe {
 
@@ -42,16 +44,29 @@ class HostSignalHandle {
     return passed(signal_->arrivals.load(std::memory_order_acquire), lap);
   }
   // Blocks (futex, no spinning) until passed(lap).
-  inline void wait(std::uint32_t lap) const {
-    for (;;) {
-      const std::uint32_t seen = signal_->arrivals.load(std::memory_order_acquire);
-      if (passed(seen, lap)) return;
-      signal_->arrivals.wait(seen, std::memory_order_acquire);
-    }
+  inline void wait(std::uint32_t lap) const { (void)wait<false>(lap, 0); }
+  // Waits at most budget_ns nanoseconds (polling with yields); false if the budget ran out.
+  inline bool wait_for(std::uint32_t lap, std::uint64_t budget_ns) const {
+    return wait<true>(lap, budget_ns);
   }
   inline HostSignal* address() const { return signal_; }
 
  private:
+  // The one wait loop: an unbounded wait sleeps on the futex, a bounded one polls its deadline.
+  template <bool Bounded>
+  inline bool wait(std::uint32_t lap, std::uint64_t budget_ns) const {
+    const detail::Deadline<Bounded> deadline(budget_ns);
+    for (;;) {
+      const std::uint32_t seen = signal_->arrivals.load(std::memory_order_acquire);
+      if (passed(seen, lap)) return true;
+      if constexpr (Bounded) {
+        if (deadline.passed()) return false;
+        std::this_thread::yield();
+      } else {
+        signal_->arrivals.wait(seen, std::memory_order_acquire);
+      }
+    }
+  }
   inline bool passed(std::uint32_t arrivals, std::uint32_t lap) const {
     const std::uint32_t completed_parity = arrivals / signal_->expected;
     return completed_parity != (lap & 1u);
@@ -81,8 +96,21 @@ class HostBackend {
     }
   }
 
-  void wait_full(std::uint32_t stage, std::uint32_t lap) { full_handle(stage).wait(lap); }
-  void wait_empty(std::uint32_t stage, std::uint32_t lap) { empty_handle(stage).wait(lap); }
+  // The suspend-time hint is accepted for the pipeline's sake and ignored (futex waits).
+  void wait_full(std::uint32_t stage, std::uint32_t lap, std::uint32_t = 0) {
+    full_handle(stage).wait(lap);
+  }
+  void wait_empty(std::uint32_t stage, std::uint32_t lap, std::uint32_t = 0) {
+    empty_handle(stage).wait(lap);
+  }
+  bool wait_full_for(std::uint32_t stage, std::uint32_t lap, std::uint64_t budget_ns,
+                     std::uint32_t = 0) {
+    return full_handle(stage).wait_for(lap, budget_ns);
+  }
+  bool wait_empty_for(std::uint32_t stage, std::uint32_t lap, std::uint64_t budget_ns,
+                      std::uint32_t = 0) {
+    return empty_handle(stage).wait_for(lap, budget_ns);
+  }
   bool try_full(std::uint32_t stage, std::uint32_t lap) { return full_handle(stage).passed(lap); }
   bool try_empty(std::uint32_t stage, std::uint32_t lap) {
     return empty_handle(stage).passed(lap);

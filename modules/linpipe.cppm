@@ -3,6 +3,7 @@
 module;
 export module linpipe;
 export import :config;
+export import :clock;
 export import :ptx_mbarrier;
 export import :ptx_bulk_copy;
 export import :ptx_tma;
@@ -14,4 +15,5 @@ export import :host_backend;
 export import :diagnostics;
 export import :stage;
 export import :scope;
+export import :stage_lag;
 export import :pipeline;

@@ -12,6 +12,7 @@ module;
 #include <cstdint>
 export module linpipe:nvidia_mbar_backend;
 #if defined(__CUDA__)
+import :clock;
 import :ptx_mbarrier;
 
 export namespace linpipe {
@@ -83,12 +84,21 @@ class NvidiaMbarBackend {
   // Block until the producer has filled `stage` on `lap` (waits on parity lap & 1).
   LINPIPE_DEVICE void wait_full(std::uint32_t stage, std::uint32_t lap,
                                 std::uint32_t suspend_time_hint_ns = default_suspend_time_hint_ns) {
-    wait(full(stage), lap, suspend_time_hint_ns);
+    (void)wait<false>(full(stage), lap, 0, suspend_time_hint_ns);
   }
   // Block until the consumers have released `stage` on `lap` (waits on parity lap & 1).
   LINPIPE_DEVICE void wait_empty(std::uint32_t stage, std::uint32_t lap,
                                  std::uint32_t suspend_time_hint_ns = default_suspend_time_hint_ns) {
-    wait(empty(stage), lap, suspend_time_hint_ns);
+    (void)wait<false>(empty(stage), lap, 0, suspend_time_hint_ns);
+  }
+  // The same waits bounded by budget_cycles SM clock cycles: false if it ran out first.
+  LINPIPE_DEVICE bool wait_full_for(std::uint32_t stage, std::uint32_t lap, std::uint64_t budget_cycles,
+                                    std::uint32_t suspend_time_hint_ns = default_suspend_time_hint_ns) {
+    return wait<true>(full(stage), lap, budget_cycles, suspend_time_hint_ns);
+  }
+  LINPIPE_DEVICE bool wait_empty_for(std::uint32_t stage, std::uint32_t lap, std::uint64_t budget_cycles,
+                                     std::uint32_t suspend_time_hint_ns = default_suspend_time_hint_ns) {
+    return wait<true>(empty(stage), lap, budget_cycles, suspend_time_hint_ns);
   }
   LINPIPE_DEVICE bool try_full(std::uint32_t stage, std::uint32_t lap) {
     return ptx::mbarrier_test_wait_parity(full(stage), lap & 1u);
@@ -110,13 +120,17 @@ class NvidiaMbarBackend {
   LINPIPE_DEVICE std::uint64_t* empty(std::uint32_t stage) const {
     return (std::uint64_t*)(bars_ + NumStages + stage);
   }
-  LINPIPE_DEVICE static void wait(std::uint64_t* bar, std::uint32_t lap, std::uint32_t hint_ns) {
-    if (hint_ns == 0) {
-      while (!ptx::mbarrier_try_wait_parity(bar, lap & 1u)) {
-      }
-    } else {
-      while (!ptx::mbarrier_try_wait_parity(bar, lap & 1u, hint_ns)) {
-      }
+  // The one wait loop: try_wait suspends in hardware between polls; a bounded wait also
+  // checks its deadline, an unbounded one compiles without it.
+  template <bool Bounded>
+  LINPIPE_DEVICE static bool wait(std::uint64_t* bar, std::uint32_t lap, std::uint64_t budget,
+                                  std::uint32_t hint_ns) {
+    const detail::Deadline<Bounded> deadline(budget);
+    for (;;) {
+      const bool done = hint_ns == 0 ? ptx::mbarrier_try_wait_parity(bar, lap & 1u)
+                                     : ptx::mbarrier_try_wait_parity(bar, lap & 1u, hint_ns);
+      if (done) return true;
+      if (deadline.passed()) return false;
     }
   }
 

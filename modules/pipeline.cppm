@@ -13,10 +13,21 @@ module;
 #include <cstdint>
 export module linpipe:pipeline;
 import :config;
+import :clock;
 import :backend;
 import :diagnostics;
 import :stage;
 import :scope;
+
+namespace linpipe::detail {
+
+// A slot claimed from a role's cursor: where the stage or scope that owns it points.
+struct Claimed {
+  std::uint32_t stage;
+  std::uint32_t lap;
+};
+
+}  // namespace linpipe::detail
 
 export namespace linpipe {
 
@@ -47,10 +58,15 @@ class ProducerConsumerPipeline {
   using Handle = typename Backend::Handle;
   using ProducerStageType = ProducerStage<NumStages, Backend>;
   using ConsumerStageType = ConsumerStage<NumStages, Backend>;
-  using ProduceScope = StageScope<ProducerConsumerPipeline, ScopeRelease::producer_step>;
-  using ConsumeScope = StageScope<ProducerConsumerPipeline, ScopeRelease::consumer_arrive_and_step>;
-  using ConsumeExplicitScope = StageScope<ProducerConsumerPipeline, ScopeRelease::consumer_step>;
+  using ProduceScope = StageScope<ProducerConsumerPipeline, ScopeRelease::produce>;
+  using ConsumeScope = StageScope<ProducerConsumerPipeline, ScopeRelease::consume>;
+  using ConsumeExplicitScope = StageScope<ProducerConsumerPipeline, ScopeRelease::consume_explicit>;
   static constexpr int num_stages = NumStages;
+
+  // A pipeline object is one role's cursor: copying it would let two owners step the same
+  // cursor, and moving it would strand the stages that point at it. Build one per role.
+  ProducerConsumerPipeline(const ProducerConsumerPipeline&) = delete;
+  ProducerConsumerPipeline& operator=(const ProducerConsumerPipeline&) = delete;
 
   // storage: Backend::storage_elems() signals shared by every role (shared memory on the GPU).
   // name: shown by the debug backstops, to tell a kernel's pipelines apart.
@@ -87,6 +103,14 @@ class ProducerConsumerPipeline {
   LINPIPE_HOST_DEVICE WaitStatus try_wait_consumer() {
     return backend_.try_full(consumer_stage_, consumer_lap_);
   }
+  // Bounded forms, in every build: wait at most budget_ticks (SM clock cycles on the GPU,
+  // nanoseconds on the host); not ready means the budget ran out and nothing changed.
+  LINPIPE_HOST_DEVICE WaitStatus wait_producer_for(std::uint64_t budget_ticks) {
+    return backend_.wait_empty_for(producer_stage_, producer_lap_, budget_ticks);
+  }
+  LINPIPE_HOST_DEVICE WaitStatus wait_consumer_for(std::uint64_t budget_ticks) {
+    return backend_.wait_full_for(consumer_stage_, consumer_lap_, budget_ticks);
+  }
   // Wait only if an earlier try said not ready (lets a role overlap work with the poll).
   LINPIPE_HOST_DEVICE void wait_producer_if_needed(WaitStatus status) {
     if (!status.ready) wait_producer();
@@ -103,14 +127,25 @@ class ProducerConsumerPipeline {
     return backend_.empty_handle(stage);
   }
 
+  // Where each role's cursor is: the slot and lap its next wait or acquire uses.
   LINPIPE_HOST_DEVICE std::uint32_t producer_stage() const { return producer_stage_; }
   LINPIPE_HOST_DEVICE std::uint32_t consumer_stage() const { return consumer_stage_; }
   LINPIPE_HOST_DEVICE std::uint32_t producer_lap() const { return producer_lap_; }
   LINPIPE_HOST_DEVICE std::uint32_t consumer_lap() const { return consumer_lap_; }
 
-  // Advance this role to the next slot, starting a new lap after the last one.
-  LINPIPE_HOST_DEVICE void producer_step() { step(producer_stage_, producer_lap_); }
-  LINPIPE_HOST_DEVICE void consumer_step() { step(consumer_stage_, consumer_lap_); }
+  // Advance this role's cursor by one slot (or n), starting a new lap after the last slot.
+  LINPIPE_HOST_DEVICE void producer_step() { step(producer_stage_, producer_lap_, 1); }
+  LINPIPE_HOST_DEVICE void consumer_step() { step(consumer_stage_, consumer_lap_, 1); }
+  LINPIPE_HOST_DEVICE void producer_step(std::uint32_t n) { step(producer_stage_, producer_lap_, n); }
+  LINPIPE_HOST_DEVICE void consumer_step(std::uint32_t n) { step(consumer_stage_, consumer_lap_, n); }
+  // Place a role's cursor (e.g. ping-pong consumers that take every other stage start one
+  // apart and step by 2). Fresh pipelines start the producer at (0, 1), consumers at (0, 0).
+  LINPIPE_HOST_DEVICE void start_producer_at(std::uint32_t stage, std::uint32_t lap) {
+    place(producer_stage_, producer_lap_, stage, lap);
+  }
+  LINPIPE_HOST_DEVICE void start_consumer_at(std::uint32_t stage, std::uint32_t lap) {
+    place(consumer_stage_, consumer_lap_, stage, lap);
+  }
   // arrive on the current slot's full barrier, then producer_step().
   LINPIPE_HOST_DEVICE void producer_signal_and_step() {
     backend_.arrive_full(producer_stage_);
@@ -130,32 +165,58 @@ class ProducerConsumerPipeline {
       producer_step();
     }
   }
+  // drain() with each wait bounded by budget_ticks; false if one ran out (the cursor then
+  // stays on the slot that never drained, so the pipeline is not drained).
+  LINPIPE_HOST_DEVICE bool drain_for(std::uint64_t budget_ticks) {
+    for (int i = 0; i < NumStages; ++i) {
+      if (!wait_producer_for(budget_ticks)) return false;
+      producer_step();
+    }
+    return true;
+  }
 
-  // wait_producer(), then a linear claim on the slot; release() it on every path.
+  // Waits for the slot at the producer's cursor to be empty, claims it and advances the
+  // cursor: the stage owns that slot and lap until release(), on every path. A role may
+  // hold up to NumStages stages at once and release them in any order.
   LINPIPE_HOST_DEVICE ProducerStageType acquire_producer() {
     wait_producer();
-    return ProducerStageType(this, producer_stage_, producer_lap_);
+    return claim_producer();
   }
-  // wait_consumer(), then a linear claim on the slot; release() or release_without_signal().
+  // As above after an earlier try_wait_producer() (CUTLASS's wait token): waits only if
+  // `ready` says not ready, so a successful poll is not tested twice.
+  LINPIPE_HOST_DEVICE ProducerStageType acquire_producer(WaitStatus ready) {
+    wait_producer_if_needed(ready);
+    return claim_producer();
+  }
+  // Waits for the slot at the consumer's cursor to be full, claims it and advances the
+  // cursor; release() or release_without_signal() it on every path.
   LINPIPE_HOST_DEVICE ConsumerStageType acquire_consumer() {
     wait_consumer();
-    return ConsumerStageType(this, consumer_stage_, consumer_lap_);
+    return claim_consumer();
+  }
+  LINPIPE_HOST_DEVICE ConsumerStageType acquire_consumer(WaitStatus ready) {
+    wait_consumer_if_needed(ready);
+    return claim_consumer();
   }
 
-  // Scoped forms: wait, then a scope whose destructor releases (produce: step; consume:
-  // arrive + step; consume_explicit: step, after the scope's own arrive()).
+  // Scoped forms: wait, claim the slot and advance the cursor, as acquire does; the scope's
+  // destructor ends the claim (consume: after arriving on the slot's empty barrier).
   LINPIPE_HOST_DEVICE ProduceScope produce() {
     wait_producer();
-    return ProduceScope(*this, producer_stage_);
+    return ProduceScope(*this, claim(Role::producer).stage);
   }
   LINPIPE_HOST_DEVICE ConsumeScope consume() {
     wait_consumer();
-    return ConsumeScope(*this, consumer_stage_);
+    return ConsumeScope(*this, claim(Role::consumer).stage);
   }
   LINPIPE_HOST_DEVICE ConsumeExplicitScope consume_explicit() {
     wait_consumer();
-    return ConsumeExplicitScope(*this, consumer_stage_);
+    return ConsumeExplicitScope(*this, claim(Role::consumer).stage);
   }
+
+  // The suspend-time hint the pipeline's blocking waits pass to the backend (nanoseconds;
+  // 0 lets the hardware choose). Backends without one ignore it.
+  LINPIPE_HOST_DEVICE void set_suspend_time_hint(std::uint32_t ns) { suspend_time_hint_ns_ = ns; }
 
   LINPIPE_HOST_DEVICE Backend& backend() { return backend_; }
 
@@ -166,30 +227,60 @@ class ProducerConsumerPipeline {
   }
 
  private:
-  LINPIPE_HOST_DEVICE static void step(std::uint32_t& stage, std::uint32_t& lap) {
-    if (++stage == static_cast<std::uint32_t>(NumStages)) {
-      stage = 0;
-      ++lap;
-    }
+  friend ProducerStageType;
+  friend ConsumerStageType;
+  template <class, ScopeRelease>
+  friend class StageScope;
+
+  LINPIPE_HOST_DEVICE static void step(std::uint32_t& stage, std::uint32_t& lap, std::uint32_t n) {
+    const std::uint32_t to = stage + n;
+    lap += to / static_cast<std::uint32_t>(NumStages);
+    stage = to % static_cast<std::uint32_t>(NumStages);
+  }
+  LINPIPE_HOST_DEVICE static void place(std::uint32_t& stage, std::uint32_t& lap,
+                                        std::uint32_t to_stage, std::uint32_t to_lap) {
+    stage = to_stage % static_cast<std::uint32_t>(NumStages);
+    lap = to_lap + to_stage / static_cast<std::uint32_t>(NumStages);
   }
 
-  // Release builds wait on the backend directly. Debug builds poll against a budget and
-  // report the hung slot instead of hanging.
+  // Claims the slot at `role`'s cursor (already waited for) and advances the cursor. Debug
+  // builds remember the slots each role holds: claiming one still held is a certain deadlock
+  // (its barrier cannot complete this lap before the holder releases it), so it is reported.
+  LINPIPE_HOST_DEVICE detail::Claimed claim(Role role) {
+    std::uint32_t& stage = role == Role::producer ? producer_stage_ : consumer_stage_;
+    std::uint32_t& lap = role == Role::producer ? producer_lap_ : consumer_lap_;
+    const detail::Claimed slot{stage, lap};
+    if constexpr (debug_checks) held_[role == Role::producer ? 0 : 1].claim(location(stage, lap, role));
+    step(stage, lap, 1);
+    return slot;
+  }
+  LINPIPE_HOST_DEVICE void unclaim(Role role, std::uint32_t stage) {
+    if constexpr (debug_checks) held_[role == Role::producer ? 0 : 1].release(stage);
+  }
+  LINPIPE_HOST_DEVICE ProducerStageType claim_producer() {
+    const detail::Claimed slot = claim(Role::producer);
+    return ProducerStageType(this, slot.stage, slot.lap);
+  }
+  LINPIPE_HOST_DEVICE ConsumerStageType claim_consumer() {
+    const detail::Claimed slot = claim(Role::consumer);
+    return ConsumerStageType(this, slot.stage, slot.lap);
+  }
+
+  // The backend's own wait loop in every build; debug builds bound it and report the hung
+  // slot instead of hanging, and first report a wait on a slot this role itself still holds.
   LINPIPE_HOST_DEVICE void wait(Role role, std::uint32_t stage, std::uint32_t lap) {
     if constexpr (debug_checks) {
-      detail::WaitBudget budget;
-      while (!poll(role, stage, lap)) {
-        if (budget.exhausted()) report_hung_wait(location(stage, lap, role));
-        detail::WaitBudget::relax();
-      }
+      held_[role == Role::producer ? 0 : 1].expect_free(location(stage, lap, role));
+      const std::uint64_t budget = detail::debug_wait_budget();
+      const bool done = role == Role::producer
+                            ? backend_.wait_empty_for(stage, lap, budget, suspend_time_hint_ns_)
+                            : backend_.wait_full_for(stage, lap, budget, suspend_time_hint_ns_);
+      if (!done) report_hung_wait(location(stage, lap, role));
     } else if (role == Role::producer) {
-      backend_.wait_empty(stage, lap);
+      backend_.wait_empty(stage, lap, suspend_time_hint_ns_);
     } else {
-      backend_.wait_full(stage, lap);
+      backend_.wait_full(stage, lap, suspend_time_hint_ns_);
     }
-  }
-  LINPIPE_HOST_DEVICE bool poll(Role role, std::uint32_t stage, std::uint32_t lap) {
-    return role == Role::producer ? backend_.try_empty(stage, lap) : backend_.try_full(stage, lap);
   }
   LINPIPE_HOST_DEVICE void report_bad_init() const {
     detail::print_report("init_mbars with an arrive count of 0", location(0, 0, Role::producer),
@@ -205,6 +296,9 @@ class ProducerConsumerPipeline {
   std::uint32_t producer_lap_ = 1;
   std::uint32_t consumer_stage_ = 0;
   std::uint32_t consumer_lap_ = 0;
+  std::uint32_t suspend_time_hint_ns_ = 0;
+  // Debug builds only: the slots each role (producer, consumer) holds through live stages.
+  detail::HeldSlots<NumStages> held_[debug_checks ? 2 : 1];
 };
 
 }  // namespace linpipe

@@ -1,6 +1,7 @@
 // linpipe:scope — Mojo's context managers: produce(), consume(), consume_explicit().
 // One template, parameterised by what its destructor does, so the release is correct by
-// construction: the scope cannot be copied, moved or left without releasing.
+// construction: the scope cannot be copied, moved or left without releasing. Like a stage, a
+// scope owns its slot: creating it advanced the role's cursor, ending it acts on its own slot.
 module;
 #include "linpipe_macros.h"
 #if defined(__CUDA__)
@@ -8,19 +9,20 @@ module;
 #endif
 #include <cstdint>
 export module linpipe:scope;
+import :diagnostics;
 
 export namespace linpipe {
 
 // What a scope's destructor does to end the stage.
 enum class ScopeRelease : std::uint8_t {
-  producer_step,             // produce(): step only; the signal comes from expect-tx/TMA/arrive()
-  consumer_arrive_and_step,  // consume(): arrive on the empty barrier, then step
-  consumer_step,             // consume_explicit(): step only; the scope's arrive() signals
+  produce,           // produce(): end the claim; the signal comes from expect-tx/TMA/arrive()
+  consume,           // consume(): arrive on the slot's empty barrier, then end the claim
+  consume_explicit,  // consume_explicit(): end the claim; the scope's arrive() signals
 };
 
 template <class Pipeline, ScopeRelease Release>
 class [[nodiscard]] StageScope {
-  static constexpr bool is_producer = Release == ScopeRelease::producer_step;
+  static constexpr bool is_producer = Release == ScopeRelease::produce;
 
  public:
   using Handle = typename Pipeline::Handle;
@@ -30,13 +32,8 @@ class [[nodiscard]] StageScope {
   StageScope(StageScope&&) = delete;
   StageScope& operator=(StageScope&&) = delete;
   LINPIPE_HOST_DEVICE ~StageScope() {
-    if constexpr (Release == ScopeRelease::producer_step) {
-      pipeline_.producer_step();
-    } else if constexpr (Release == ScopeRelease::consumer_arrive_and_step) {
-      pipeline_.consumer_signal_and_step();
-    } else {
-      pipeline_.consumer_step();
-    }
+    if constexpr (Release == ScopeRelease::consume) pipeline_.backend().arrive_empty(index_);
+    pipeline_.unclaim(is_producer ? Role::producer : Role::consumer, index_);
   }
 
   // The ring slot this scope holds.
@@ -52,7 +49,7 @@ class [[nodiscard]] StageScope {
   // Arrives on mbar(). Not offered by consume(), whose destructor already arrives: a second
   // arrival would complete the empty barrier's phase early.
   LINPIPE_HOST_DEVICE void arrive() const {
-    static_assert(Release != ScopeRelease::consumer_arrive_and_step,
+    static_assert(Release != ScopeRelease::consume,
                   "linpipe: a consume() scope arrives on the empty barrier when it ends; to "
                   "arrive yourself (lane-guarded or remote), use consume_explicit()");
     mbar().arrive();

@@ -1,8 +1,10 @@
 // linpipe:stage — the linear stage handles: ProducerStage and ConsumerStage.
 //
 // A stage is an obligation: acquired by acquire_producer()/acquire_consumer() (which wait for
-// it), it must be consumed exactly once, by release() or release_without_signal(), on every
-// path. Three layers hold users to that, as Mojo's linear types do:
+// it and advance the role's cursor), it must be consumed exactly once, by release() or
+// release_without_signal(), on every path. A stage owns its slot: it carries its own index and
+// lap, and releasing it acts on that slot, so a role may hold several stages at once (up to the
+// ring's depth) and release them in any order. Three layers hold users to that, as Mojo's linear types do:
 //  1. the type: move-only, [[nodiscard]], and clang's typestate attributes, so -Wconsumed
 //     (an error in linpipe builds) flags leaks, double releases and uses after release/move;
 //  2. the linpipe-linear-stage clang-tidy check, keyed on the linpipe::* annotations below;
@@ -30,6 +32,9 @@ class StageClaim {
  protected:
   LINPIPE_HOST_DEVICE StageClaim(Pipeline* pipeline, std::uint32_t index, std::uint32_t lap)
       : pipeline_(pipeline), index_(index), lap_(lap) {}
+  // An empty claim (a StageLag's free slot): nothing to release.
+  LINPIPE_HOST_DEVICE StageClaim() : pipeline_(nullptr), index_(0), lap_(0) {}
+  LINPIPE_HOST_DEVICE bool live() const { return pipeline_ != nullptr; }
   LINPIPE_HOST_DEVICE StageClaim(StageClaim&& other) noexcept
       : pipeline_(other.pipeline_), index_(other.index_), lap_(other.lap_) {
     other.pipeline_ = nullptr;
@@ -68,6 +73,8 @@ using DefaultBackend = HostBackend<NumStages>;
 
 template <int NumStages, class Backend = DefaultBackend<NumStages>>
 class ProducerConsumerPipeline;
+template <class Stage, int Depth, class Release>
+class StageLag;
 
 // The documented escape hatch: hand a stage to storage the checker cannot follow (a member,
 // an array, a container) on purpose. linpipe-linear-stage stops tracking a value passed here;
@@ -78,9 +85,9 @@ template <class T>
   return static_cast<T&&>(stage);
 }
 
-// A consumer's claim on one full stage. release() = arrive() on the empty barrier, then
-// consumer_step(); release_without_signal() = consumer_step() only (after lane-guarded or
-// remote arrives through arrive()/mbar()).
+// A consumer's claim on one full stage (its slot and lap). release() = arrive() on this slot's
+// empty barrier; release_without_signal() = end the claim only (after lane-guarded or remote
+// arrives through arrive()/mbar()). Neither moves the cursor: acquiring did.
 template <int NumStages, class Backend>
 class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
 ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>, Role::consumer> {
@@ -98,6 +105,8 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
 
  public:
   using Handle = typename Backend::Handle;
+  using PipelineType = Pipeline;
+  static constexpr int num_stages = NumStages;
 
   ConsumerStage(const ConsumerStage&) = delete;
   ConsumerStage& operator=(const ConsumerStage&) = delete;
@@ -114,6 +123,10 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE std::uint32_t index() const {
     return index_;
   }
+  // The lap this stage was acquired on (the consumer's first lap is 0).
+  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE std::uint32_t lap() const {
+    return lap_;
+  }
   // The empty barrier's handle, for special signalling (e.g. remote arrives in a cluster).
   [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
   Handle mbar() const {
@@ -124,13 +137,13 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
     clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void arrive() const {
     pipeline_->backend().arrive_empty(index_);
   }
-  // Arrives on the empty barrier (the producer may refill the slot), then steps the consumer.
+  // Arrives on this slot's empty barrier (the producer may refill it) and ends the claim.
   [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
     clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void release() {
     pipeline_->backend().arrive_empty(index_);
     finish();
   }
-  // Steps the consumer without arriving: the signal was sent through arrive() or mbar().
+  // Ends the claim without arriving: the signal was sent through arrive() or mbar().
   [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
     clang::annotate("linpipe::needs_signal")]] LINPIPE_HOST_DEVICE void release_without_signal() {
     finish();
@@ -141,15 +154,22 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   [[clang::return_typestate(unconsumed)]] LINPIPE_HOST_DEVICE ConsumerStage(
       Pipeline* pipeline, std::uint32_t index, std::uint32_t lap)
       : Claim(pipeline, index, lap) {}
+  // StageLag's free slots start empty (and so consumed).
+  template <class, int, class>
+  friend class StageLag;
+  [[clang::return_typestate(consumed)]] LINPIPE_HOST_DEVICE ConsumerStage() {}
+  using Claim::live;
 
+  // Ends the claim: the pipeline forgets the slot (debug bookkeeping); this stage is empty.
   LINPIPE_HOST_DEVICE void finish() {
-    pipeline_->consumer_step();
+    pipeline_->unclaim(Role::consumer, index_);
     pipeline_ = nullptr;
   }
 };
 
-// A producer's claim on one empty stage. release() = producer_step() only: the full barrier is
-// signalled by expect-tx plus the copy engine's completion, or by mbar().arrive().
+// A producer's claim on one empty stage (its slot and lap). release() ends the claim and
+// signals nothing: the full barrier is signalled by expect-tx plus the copy engine's
+// completion, or by mbar().arrive().
 template <int NumStages, class Backend>
 class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
 ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>, Role::producer> {
@@ -167,6 +187,8 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
 
  public:
   using Handle = typename Backend::Handle;
+  using PipelineType = Pipeline;
+  static constexpr int num_stages = NumStages;
 
   ProducerStage(const ProducerStage&) = delete;
   ProducerStage& operator=(const ProducerStage&) = delete;
@@ -181,16 +203,19 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE std::uint32_t index() const {
     return index_;
   }
+  // The lap this stage was acquired on (the producer's first lap is 1).
+  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE std::uint32_t lap() const {
+    return lap_;
+  }
   // The full barrier's handle: expect-tx bytes, the copy engine's completion, or arrive().
   [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
   Handle mbar() const {
     return pipeline_->producer_mbar(index_);
   }
-  // Steps the producer to the next slot; signals nothing (see mbar()).
+  // Ends the claim; signals nothing (see mbar()).
   [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume")]] LINPIPE_HOST_DEVICE void
   release() {
-    pipeline_->producer_step();
-    pipeline_ = nullptr;
+    finish();
   }
 
  private:
@@ -198,7 +223,17 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   [[clang::return_typestate(unconsumed)]] LINPIPE_HOST_DEVICE ProducerStage(
       Pipeline* pipeline, std::uint32_t index, std::uint32_t lap)
       : Claim(pipeline, index, lap) {}
+  // StageLag's free slots start empty (and so consumed).
+  template <class, int, class>
+  friend class StageLag;
+  [[clang::return_typestate(consumed)]] LINPIPE_HOST_DEVICE ProducerStage() {}
+  using Claim::live;
 
+  // Ends the claim: the pipeline forgets the slot (debug bookkeeping); this stage is empty.
+  LINPIPE_HOST_DEVICE void finish() {
+    pipeline_->unclaim(Role::producer, index_);
+    pipeline_ = nullptr;
+  }
 };
 
 }  // namespace linpipe

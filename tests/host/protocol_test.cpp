@@ -35,13 +35,15 @@ TYPED_TEST(ProtocolTest, IndexAndLapWrap) {
   for (std::uint32_t i = 0; i < 5 * n; ++i) {
     auto filled = producer.acquire_producer();
     EXPECT_EQ(filled.index(), i % n);
-    EXPECT_EQ(producer.producer_lap(), 1 + i / n);
+    EXPECT_EQ(filled.lap(), 1 + i / n);
+    EXPECT_EQ(producer.producer_stage(), (i + 1) % n) << "acquiring advanced the cursor";
     filled.mbar().arrive();
     filled.release();
 
     auto drained = consumer.acquire_consumer();
     EXPECT_EQ(drained.index(), i % n);
-    EXPECT_EQ(consumer.consumer_lap(), i / n);
+    EXPECT_EQ(drained.lap(), i / n);
+    EXPECT_EQ(consumer.consumer_lap(), (i + 1) / n);
     drained.release();
   }
   EXPECT_EQ(producer.producer_stage(), 0u);
@@ -122,7 +124,7 @@ TEST(Protocol, ReleaseWithoutSignalDoesNotArrive) {
   auto stage = consumer.acquire_consumer();
   // Deliberately no arrival: this test shows what the protocol check warns about.
   stage.release_without_signal();  // NOLINT(linpipe-stage-protocol)
-  EXPECT_EQ(consumer.consumer_lap(), 1u) << "the consumer stepped";
+  EXPECT_EQ(consumer.consumer_lap(), 1u) << "acquiring stepped the consumer";
   EXPECT_FALSE(producer.try_wait_producer()) << "but the empty barrier saw no arrival";
   consumer.consumer_mbar(0).arrive();
   EXPECT_TRUE(producer.try_wait_producer());
@@ -149,10 +151,11 @@ TEST(Protocol, MovedStageReleasesOnce) {
   EXPECT_EQ(owner.index(), 0u);
   owner.release();
   EXPECT_EQ(consumer.consumer_stage(), 1u);
+  EXPECT_TRUE(producer.try_wait_producer()) << "one arrival on slot 0's empty barrier";
 }
 
 // Scoped forms release exactly as documented.
-TEST(Scopes, ConsumeArrivesAndSteps) {
+TEST(Scopes, ConsumeAdvancesAndArrivesOnItsSlot) {
   Ring<2> ring;
   auto producer = ring.pipeline();
   auto consumer = ring.pipeline();
@@ -166,7 +169,7 @@ TEST(Scopes, ConsumeArrivesAndSteps) {
   EXPECT_TRUE(producer.try_wait_producer()) << "consume() arrived on slot 0's empty barrier";
 }
 
-TEST(Scopes, ConsumeExplicitStepsWithoutArriving) {
+TEST(Scopes, ConsumeExplicitEndsWithoutArriving) {
   Ring<2> ring;
   auto producer = ring.pipeline();
   auto consumer = ring.pipeline();
@@ -185,7 +188,7 @@ TEST(Scopes, ConsumeExplicitStepsWithoutArriving) {
   EXPECT_TRUE(producer.try_wait_producer());
 }
 
-TEST(Scopes, ProduceStepsOnlyAndArriveSignalsFull) {
+TEST(Scopes, ProduceSignalsNothingAndArriveSignalsFull) {
   Ring<2> ring;
   auto producer = ring.pipeline();
   auto consumer = ring.pipeline();

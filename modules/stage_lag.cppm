@@ -1,0 +1,79 @@
+// linpipe:stage_lag — StageLag: hold the last Depth stages of one role, release the oldest as
+// a new one arrives, flush the rest at the end.
+//
+// The Hopper pattern it serves: a consumer may not free a slot until the asynchronous work that
+// reads it has finished, which is known one (or Depth) iterations later (wgmma.wait_group<1>
+// retires group k-1 after group k is issued; cp.async.bulk.wait_group.read<D-1> says the store
+// D tiles back has read its slot). Every stage goes through a linear release inside the lag,
+// so the checker follows each one: push() takes the stage (a transfer), and the lag itself is
+// linear: flush() consumes it, and a lag left unflushed on some path is a finding.
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+export module linpipe:stage_lag;
+import :stage;
+
+export namespace linpipe {
+
+// The default release: release() (a consumer stage arrives on its empty barrier).
+struct ReleaseStage {
+  template <class Stage>
+  LINPIPE_HOST_DEVICE void operator()(Stage stage) const {
+    stage.release();
+  }
+};
+
+// Holds up to Depth stages of one role, oldest first. Release is called with each stage (by
+// value, so the checker verifies that it consumes it) when it leaves: the oldest on a push
+// past Depth, all of them on flush(). Depth is a compile-time constant so the held stages stay
+// in registers on the GPU.
+template <class Stage, int Depth, class Release = ReleaseStage>
+class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]] StageLag {
+  static_assert(Depth >= 1, "linpipe::StageLag<Stage, Depth>: Depth must be >= 1");
+  static_assert(Depth < Stage::num_stages,
+                "linpipe::StageLag<Stage, Depth>: a lag holds Depth stages while the next one is "
+                "acquired, so the ring needs at least Depth + 1 stages: lower Depth or raise "
+                "the pipeline's NumStages");
+
+ public:
+  [[clang::return_typestate(unconsumed), clang::annotate("linpipe::acquires")]] LINPIPE_HOST_DEVICE
+  explicit StageLag(Release release = Release{})
+      : release_(release) {}
+  StageLag(const StageLag&) = delete;
+  StageLag& operator=(const StageLag&) = delete;
+  // Debug builds: a stage still held here when the lag dies trips that stage's own backstop.
+  [[clang::callable_when("consumed")]] LINPIPE_HOST_DEVICE ~StageLag() {}
+
+  // Takes `stage`; if Depth stages were already held, the oldest is released first.
+  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE void push(Stage&& stage) {
+    if (held_[0].live()) release_(static_cast<Stage&&>(held_[0]));
+#pragma unroll
+    for (int i = 0; i + 1 < Depth; ++i) held_[i] = static_cast<Stage&&>(held_[i + 1]);
+    held_[Depth - 1] = static_cast<Stage&&>(stage);
+  }
+
+  // Releases every held stage, oldest first; the lag is consumed.
+  [[clang::callable_when("unconsumed"), clang::set_typestate(consumed),
+    clang::annotate("linpipe::consume")]] LINPIPE_HOST_DEVICE void flush() {
+#pragma unroll
+    for (int i = 0; i < Depth; ++i) {
+      if (held_[i].live()) release_(static_cast<Stage&&>(held_[i]));
+    }
+  }
+
+  // How many stages are held now (0..Depth).
+  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE int size() const {
+    int n = 0;
+#pragma unroll
+    for (int i = 0; i < Depth; ++i) n += held_[i].live() ? 1 : 0;
+    return n;
+  }
+
+ private:
+  Stage held_[Depth];
+  Release release_;
+};
+
+}  // namespace linpipe
