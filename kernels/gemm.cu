@@ -16,6 +16,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 import linpipe;
 
@@ -111,37 +112,45 @@ __device__ void store_tile(const float (&acc)[accumulators], std::uint16_t* c, i
   }
 }
 
-// Lane-guarded release: lane r of each signalling warp arrives on the empty barrier of cluster
-// CTA r (Cluster == 1: lane 0, locally). Signalling warps: every consumer warp, or with
-// warpgroup_release only the first warp of each consumer warpgroup (wgmma.wait_group retires a
-// group for the whole warpgroup, so one arrival speaks for its four warps).
+// The release of a stage whose wgmma group has retired, lane-guarded: lane r of each
+// signalling warp arrives on the empty barrier of cluster CTA r (Cluster == 1: lane 0, locally).
+// Signalling warps: every consumer warp, or with warpgroup_release only the first warp of each
+// consumer warpgroup (wgmma.wait_group retires a group for the whole warpgroup, so one arrival
+// speaks for its four warps). init_mbars' consumer count says how many arrive.
 template <int Cluster>
-__device__ void signal_empty(MbarHandle empty, std::uint32_t lane, bool signalling_warp) {
-  if (!signalling_warp) return;
-  if constexpr (Cluster == 1) {
-    if (lane == 0) empty.arrive();
-  } else {
-    if (lane < Cluster) empty.arrive_cluster(lane);
-  }
-}
+struct ReleaseToCluster {
+  std::uint32_t lane;
+  bool signalling_warp;
 
-// One consumer warpgroup (all 128 threads): its 64 rows of each tile. A stage is released
-// without a signal once its mmas are issued; its empty barrier is signalled (one lane per warp
-// and cluster CTA) one k-slice later, after wgmma.wait_group<1> says the mmas reading it are done.
+  __device__ void operator()(Pipeline::ConsumerStageType stage) const {
+    if (signalling_warp) {
+      if constexpr (Cluster == 1) {
+        if (lane == 0) stage.arrive();
+      } else {
+        if (lane < Cluster) stage.mbar().arrive_cluster(lane);
+      }
+    }
+    stage.release_without_signal();
+  }
+};
+
+// One consumer warpgroup (all 128 threads): its 64 rows of each tile. Each stage stays held
+// until the wgmma group reading it has retired: wgmma.wait_group<1> after issuing group k says
+// group k-1 is done, so a one-deep StageLag releases stage k-1 as stage k goes in.
 template <int Cluster>
 __device__ void consume(Pipeline& pipe, const std::byte* a_ring, const std::byte* b_ring,
                         std::uint16_t* c, int n, const TileGrid& grid, int warpgroup,
                         std::uint32_t rank, bool warpgroup_release) {
-  const std::uint32_t lane = threadIdx.x % 32;
-  const bool signalling_warp = !warpgroup_release || (threadIdx.x % 128) / 32 == 0;
+  const ReleaseToCluster<Cluster> release{threadIdx.x % 32,
+                                          !warpgroup_release || (threadIdx.x % 128) / 32 == 0};
   float acc[accumulators];
 #pragma unroll
   for (float& x : acc) x = 0.0f;
-  MbarHandle pending{};  // the empty barrier of the stage the newest pending group reads
   for (int t = blockIdx.x / Cluster; t < grid.count(); t += gridDim.x / Cluster) {
     int unit, tn;
     grid.coords(t, unit, tn);
     const int tm = unit * Cluster + static_cast<int>(rank);
+    StageLag<Pipeline::ConsumerStageType, 1, ReleaseToCluster<Cluster>> retiring(release);
     for (int kt = 0; kt < grid.k_tiles; ++kt) {
       auto stage = pipe.acquire_consumer();
       const std::uint32_t a = ptx::shared_address(a_ring + stage.index() * a_stage_bytes +
@@ -157,15 +166,11 @@ __device__ void consume(Pipeline& pipe, const std::byte* a_ring, const std::byte
                                    (kt > 0 || kk > 0) ? 1u : 0u);
       }
       ptx::wgmma_commit_group();
-      const auto empty = stage.mbar();
-      stage.release_without_signal();  // signalled through `empty` once its group retires
-      ptx::wgmma_wait_group<1>();
-      if (pending.address() != nullptr) signal_empty<Cluster>(pending, lane, signalling_warp);
-      pending = empty;
+      ptx::wgmma_wait_group<1>();  // the previous stage's group has retired
+      retiring.push(std::move(stage));
     }
     ptx::wgmma_wait_group<0>();
-    signal_empty<Cluster>(pending, lane, signalling_warp);
-    pending = MbarHandle{};
+    retiring.flush();
     store_tile(acc, c, n, tm * block_m + warpgroup * 64, tn * block_n);
   }
 }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 import linpipe;
 
@@ -65,64 +66,47 @@ __device__ void produce_tiles(Pipeline& pipe, std::byte* ring, const Tiles& tile
   pipe.drain();  // every stage released before the block's shared memory goes away
 }
 
-// The empty barriers of stages whose bulk stores may still be reading them, oldest first.
-// Depth is a compile-time constant so the handles stay in registers.
-template <int Depth>
-class PendingSignals {
- public:
-  // Queues `empty`; once Depth are queued, arrives on the oldest (its store has read the slot:
-  // the caller waited for all but Depth bulk groups).
-  __device__ void push(MbarHandle empty) {
-    if (slots_[0].address() != nullptr) slots_[0].arrive();
-#pragma unroll
-    for (int i = 0; i + 1 < Depth; ++i) slots_[i] = slots_[i + 1];
-    slots_[Depth - 1] = empty;
+// Issues the bulk store of this warp's slice of tile t from ring slot `slot`, as one group.
+__device__ void store_slice(const std::byte* ring, std::uint32_t slot, std::size_t t, const Tiles& tiles,
+                            std::uint32_t warp, std::uint32_t warps, CachePolicy cache) {
+  const std::uint32_t bytes = tiles.size(t);
+  const std::uint32_t slice = (bytes / warps + 15u) & ~15u;
+  const std::uint32_t begin = warp * slice;
+  if (begin < bytes) {
+    const std::uint32_t length = bytes - begin < slice ? bytes - begin : slice;
+    bulk_store(tiles.dst + t * tiles.tile_bytes + begin, ring + slot * tiles.tile_bytes + begin,
+               length, cache);
   }
-  __device__ void flush() {
-#pragma unroll
-    for (int i = 0; i < Depth; ++i) {
-      if (slots_[i].address() != nullptr) slots_[i].arrive();
-    }
-  }
-
- private:
-  MbarHandle slots_[Depth] = {};
-};
+  ptx::cp_async_bulk_commit_group();
+}
 
 // One lane per consumer warp: store this warp's slice of each full stage with the bulk engine.
-// A stage's empty barrier is signalled once its store has READ the slot, Lag tiles later, so
-// stores stay in flight while the next tiles are awaited. Lag < Stages, or the producer could
-// never refill the slot the consumer waits on next.
-template <int Stages, int Lag, class Pipeline>
+// A stage is released once its store has READ the slot. With Lag > 0 the last Lag stages stay
+// held in a StageLag while their stores run, so stores stay in flight while the next tiles are
+// awaited; the lag releases each stage Lag tiles later. Lag < Stages, or the producer could
+// never refill the slot the consumer waits on next (StageLag asserts it).
+template <int Lag, class Pipeline>
 __device__ void store_tiles_with_bulk_copies(Pipeline& pipe, const std::byte* ring, const Tiles& tiles,
                                              std::uint32_t warp, std::uint32_t warps,
                                              CachePolicy cache) {
-  static_assert(Lag < Stages, "a signal may trail its store by at most Stages - 1 tiles");
-  constexpr int depth = Lag;
-  PendingSignals<depth == 0 ? 1 : depth> pending;
-  for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
-    auto stage = pipe.acquire_consumer();
-    const std::uint32_t bytes = tiles.size(t);
-    const std::uint32_t slice = (bytes / warps + 15u) & ~15u;
-    const std::uint32_t begin = warp * slice;
-    if (begin < bytes) {
-      const std::uint32_t length = bytes - begin < slice ? bytes - begin : slice;
-      bulk_store(tiles.dst + t * tiles.tile_bytes + begin,
-                 ring + stage.index() * tiles.tile_bytes + begin, length, cache);
-    }
-    ptx::cp_async_bulk_commit_group();
-    const auto empty = stage.mbar();
-    stage.release_without_signal();  // signalled through `empty` once the store has read it
-    if constexpr (depth == 0) {
+  if constexpr (Lag == 0) {
+    for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
+      auto stage = pipe.acquire_consumer();
+      store_slice(ring, stage.index(), t, tiles, warp, warps, cache);
       ptx::cp_async_bulk_wait_group_read<0>();
-      empty.arrive();
-    } else {
-      ptx::cp_async_bulk_wait_group_read<depth - 1>();
-      pending.push(empty);
+      stage.release();
     }
+  } else {
+    StageLag<typename Pipeline::ConsumerStageType, Lag> reading;
+    for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
+      auto stage = pipe.acquire_consumer();
+      store_slice(ring, stage.index(), t, tiles, warp, warps, cache);
+      ptx::cp_async_bulk_wait_group_read<Lag - 1>();  // the store Lag tiles back has read its slot
+      reading.push(std::move(stage));
+    }
+    ptx::cp_async_bulk_wait_group_read<0>();
+    reading.flush();
   }
-  ptx::cp_async_bulk_wait_group_read<0>();
-  pending.flush();
   ptx::cp_async_bulk_wait_group<0>();  // the writes are complete before the block exits
 }
 
@@ -179,7 +163,7 @@ __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::si
   } else if (threads_store) {
     store_tiles_with_threads(pipe, ring, tiles, warp - 1, consumer_warps);
   } else if (leader) {
-    store_tiles_with_bulk_copies<Stages, Lag>(pipe, ring, tiles, warp - 1, consumer_warps, cache);
+    store_tiles_with_bulk_copies<Lag>(pipe, ring, tiles, warp - 1, consumer_warps, cache);
   }
 
   // The last bytes % 16 bytes are below the bulk engine's granule: plain loads and stores.

@@ -75,3 +75,33 @@ void handOff(Pipeline &pipe, std::vector<ConsumerStage> &parked) {
 }
 
 ConsumerStage passOn(Pipeline &pipe) { return pipe.acquire_consumer(); }
+
+// The real StageLag: linear from its (default) construction, pushing transfers a stage.
+using Lag = linpipe::StageLag<ConsumerStage, 1>;
+
+void lagFlushed(Pipeline &pipe, int n) {
+  Lag lag;
+  for (int i = 0; i < n; ++i)
+    lag.push(pipe.acquire_consumer());
+  lag.flush();
+}
+
+void twoLiveStages(Pipeline &pipe) {
+  auto first = pipe.acquire_consumer();
+  auto second = pipe.acquire_consumer();
+  second.release();
+  first.release();
+}
+
+void lagNotFlushed(Pipeline &pipe) {
+  Lag lag;
+  auto stage = pipe.acquire_consumer();
+  lag.push(std::move(stage));
+  stage.release();
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'stage' released after it was moved [linpipe-linear-stage]
+  // CHECK-NOTES: :[[@LINE-3]]:22: note: 'stage' moved here
+}
+// CHECK-NOTES: :[[@LINE-1]]:1: warning: 'lag' is not released on this path [linpipe-linear-stage]
+// CHECK-NOTES: :[[@LINE-9]]:7: note: 'lag' acquired here
+// CHECK-NOTES: :[[@LINE-3]]:1: note: the scope of 'lag' ends here
+// CHECK-NOTES: :[[@LINE-4]]:1: note: call flush() before leaving the scope

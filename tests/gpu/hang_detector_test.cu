@@ -1,7 +1,8 @@
 // The debug-build hang detector on the GPU: a deliberately unbalanced pipeline (the full barrier
-// expects two producer arrivals, only one comes) must trap with a report naming the pipeline,
-// stage, lap, role, block and warp, instead of hanging. The trap ruins the CUDA context, so the
-// kernel runs in a child process (this binary, re-run with LINPIPE_HANG_CHILD=1).
+// expects two producer arrivals, only one comes), and a consumer that acquires a third stage
+// of a two-stage ring while holding both, must each trap with a report naming the pipeline,
+// stage, lap, role, block and warp, instead of hanging. The trap ruins the CUDA context, so each
+// kernel runs in a child process (this binary, re-run with LINPIPE_HANG_CHILD=<case>).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,34 +38,66 @@ __global__ void unbalanced_pipeline(std::uint32_t* out) {
   }
 }
 
-int run_child() {
+// The consumer holds both slots of the ring and acquires again: slot 0 can never refill.
+__global__ void over_acquiring_consumer(std::uint32_t* out) {
+  using Pipeline = linpipe::ProducerConsumerPipeline<2>;
+  __shared__ std::uint64_t barriers[Pipeline::BackendType::storage_elems()];
+  if (threadIdx.x == 0) Pipeline(barriers).init_mbars(1, 1);
+  __syncthreads();
+  Pipeline pipe(barriers, "greedy");
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < 2; ++i) {
+      auto stage = pipe.acquire_producer();
+      stage.mbar().arrive();
+      stage.release();
+    }
+  } else if (threadIdx.x == 32) {
+    auto first = pipe.acquire_consumer();
+    auto second = pipe.acquire_consumer();
+    auto third = pipe.acquire_consumer();  // slot 0, lap 1: `first` still holds it
+    *out = first.index() + second.index() + third.index();
+    third.release();
+    second.release();
+    first.release();
+  }
+}
+
+int run_child(const std::string& which) {
   std::uint32_t* out = nullptr;
   if (cudaMalloc(&out, sizeof(*out)) != cudaSuccess) return 3;
-  unbalanced_pipeline<<<1, 64>>>(out);
+  if (which == "greedy") {
+    over_acquiring_consumer<<<1, 64>>>(out);
+  } else {
+    unbalanced_pipeline<<<1, 64>>>(out);
+  }
   const cudaError_t status = cudaDeviceSynchronize();
   std::fflush(stdout);
   std::fprintf(stderr, "child: kernel finished with %s\n", cudaGetErrorName(status));
   return status == cudaSuccess ? 0 : 1;
 }
 
-TEST(HangDetector, UnbalancedPipelineTrapsWithReport) {
-  if (std::getenv("LINPIPE_HANG_CHILD") != nullptr) std::exit(run_child());
-  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
-  LINPIPE_REQUIRE_GPU();
-
-  const std::string command = "LINPIPE_HANG_CHILD=1 timeout 60 /proc/" + std::to_string(getpid()) +
-                              "/exe --gtest_filter=HangDetector.* 2>&1";
+// Runs `which` in a child process; returns its exit status (124: it hung) and output.
+std::pair<int, std::string> run_in_child(const std::string& which) {
+  const std::string command = "LINPIPE_HANG_CHILD=" + which + " timeout 60 /proc/" +
+                              std::to_string(getpid()) + "/exe --gtest_filter=HangDetector.* 2>&1";
   FILE* child = popen(command.c_str(), "r");
-  ASSERT_NE(child, nullptr);
+  if (child == nullptr) return {-1, "popen failed"};
   std::string output;
   std::array<char, 512> chunk{};
   while (std::fgets(chunk.data(), chunk.size(), child) != nullptr) output += chunk.data();
   const int status = pclose(child);
   std::printf("%s", output.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
 
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_NE(WEXITSTATUS(status), 124) << "the child hung until timeout killed it";
-  EXPECT_EQ(WEXITSTATUS(status), 1) << "the kernel should fail with a trap";
+TEST(HangDetector, UnbalancedPipelineTrapsWithReport) {
+  if (const char* which = std::getenv("LINPIPE_HANG_CHILD")) std::exit(run_child(which));
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  LINPIPE_REQUIRE_GPU();
+
+  const auto [status, output] = run_in_child("unbalanced");
+  EXPECT_NE(status, 124) << "the child hung until timeout killed it";
+  EXPECT_EQ(status, 1) << "the kernel should fail with a trap";
   EXPECT_NE(output.find("linpipe: wait exceeded its budget (the barrier never completed): "
                         "pipeline 'unbalanced'"),
             std::string::npos);
@@ -72,6 +106,22 @@ TEST(HangDetector, UnbalancedPipelineTrapsWithReport) {
   EXPECT_NE(output.find("the producer never filled this stage"), std::string::npos);
   EXPECT_NE(output.find("child: kernel finished with cudaError"), std::string::npos)
       << "the trap must fail the launch";
+}
+
+TEST(HangDetector, OverAcquiringConsumerTrapsAtOnceWithReport) {
+  if (const char* which = std::getenv("LINPIPE_HANG_CHILD")) std::exit(run_child(which));
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  LINPIPE_REQUIRE_GPU();
+
+  const auto [status, output] = run_in_child("greedy");
+  EXPECT_NE(status, 124) << "the child hung until timeout killed it";
+  EXPECT_EQ(status, 1) << "the kernel should fail with a trap";
+  EXPECT_NE(output.find("linpipe: acquired a slot this role still holds"), std::string::npos);
+  EXPECT_NE(output.find("pipeline 'greedy'"), std::string::npos);
+  EXPECT_NE(output.find("stage 0 lap 1 role consumer, block (0,0,0) warp 1 lane 0"),
+            std::string::npos);
+  EXPECT_EQ(output.find("wait exceeded its budget"), std::string::npos)
+      << "reported before waiting, not after the budget ran out";
 }
 
 }  // namespace

@@ -122,6 +122,17 @@ public:
   LP_HD bool try_wait_consumer();
 };
 
+// The lag holder: linear itself (default construction acquires it, flush() consumes it);
+// push() takes a stage's obligation.
+class LP_LINEAR Lag {
+public:
+  [[clang::return_typestate(unconsumed), clang::annotate("linpipe::acquires")]] LP_HD Lag();
+  Lag(const Lag &) = delete;
+  [[clang::callable_when("consumed")]] LP_HD ~Lag();
+  LP_USE LP_HD void push(ConsumerStage &&stage);
+  LP_STEP LP_HD void flush();
+};
+
 // A class template: its specialisations are linear.
 template <int N>
 class LP_LINEAR Slot {
