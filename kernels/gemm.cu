@@ -122,7 +122,7 @@ struct ReleaseToCluster {
   std::uint32_t lane;
   bool signalling_warp;
 
-  __device__ void operator()(Pipeline::ConsumerStageType stage) const {
+  __device__ void operator()(Pipeline::ConsumerStageType&& stage) const {
     if (signalling_warp) {
       if constexpr (Cluster == 1) {
         if (lane == 0) stage.arrive();

@@ -20,15 +20,19 @@ export namespace linpipe {
 // The default release: release() (a consumer stage arrives on its empty barrier).
 struct ReleaseStage {
   template <class Stage>
-  LINPIPE_HOST_DEVICE void operator()(Stage stage) const {
+  LINPIPE_HOST_DEVICE void operator()(Stage&& stage) const {
     stage.release();
   }
 };
 
-// Holds up to Depth stages of one role, oldest first. Release is called with each stage (by
-// value, so the checker verifies that it consumes it) when it leaves: the oldest on a push
-// past Depth, all of them on flush(). Depth is a compile-time constant so the held stages stay
-// in registers on the GPU.
+// Holds up to Depth stages of one role, oldest first. Release is called with each stage as an
+// rvalue (`void operator()(Stage&& stage)`, which must release it on every path) when it
+// leaves: the oldest on a push past Depth, all of them on flush(). Depth is a compile-time
+// constant so the held stages stay in registers on the GPU.
+//
+// Why not by value: clang's NVPTX target passes a class argument by value as a bitwise copy
+// (`byval`), so a callee that releases its by-value stage leaves the caller's temporary live,
+// and the debug backstop traps when that temporary dies. Pass stages by `&&` in device code.
 template <class Stage, int Depth, class Release = ReleaseStage>
 class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]] StageLag {
   static_assert(Depth >= 1, "linpipe::StageLag<Stage, Depth>: Depth must be >= 1");

@@ -102,6 +102,6 @@ void lagNotFlushed(Pipeline &pipe) {
   // CHECK-NOTES: :[[@LINE-3]]:22: note: 'stage' moved here
 }
 // CHECK-NOTES: :[[@LINE-1]]:1: warning: 'lag' is not released on this path [linpipe-linear-stage]
-// CHECK-NOTES: :[[@LINE-9]]:7: note: 'lag' acquired here
+// CHECK-NOTES: :[[@LINE-8]]:7: note: 'lag' acquired here
 // CHECK-NOTES: :[[@LINE-3]]:1: note: the scope of 'lag' ends here
 // CHECK-NOTES: :[[@LINE-4]]:1: note: call flush() before leaving the scope

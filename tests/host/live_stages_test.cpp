@@ -110,7 +110,7 @@ TEST(LiveStages, PreviousStageHeldAcrossIterations) {
 struct CountingRelease {
   std::vector<std::uint32_t>* released;
   template <class Stage>
-  void operator()(Stage stage) const {
+  void operator()(Stage&& stage) const {
     released->push_back(stage.index());
     stage.release();
   }
