@@ -12,6 +12,8 @@ set(LINPIPE_MODULE_PARTITIONS
   nvidia_mbar_backend
   host_backend
   diagnostics
+  driver_api
+  device_reports
   stage
   scope
   stage_lag

@@ -1,6 +1,9 @@
 // linpipe:diagnostics — the runtime backstops' reports. Each names the pipeline, stage, lap and
-// role first, then what went wrong and the fix, and stops the program: a trap on the GPU (the
-// kernel fails with cudaErrorLaunchFailure instead of hanging), abort() on the host.
+// role first, then what went wrong and the fix, and stops the program: abort() on the host; on
+// the GPU a trap (the kernel fails with cudaErrorLaunchFailure instead of hanging) after the
+// report is written to the zero-copy record a linpipe::DeviceReports installed (host side reads
+// and prints it). The GPU path never calls printf: a vprintf anywhere in a kernel's call graph
+// makes ptxas serialise its wgmma (C7510), and the debug build must time like the release one.
 module;
 #include "linpipe_macros.h"
 #if defined(__CUDA__)
@@ -25,41 +28,117 @@ struct StageLocation {
   Role role;
 };
 
+// What a backstop caught.
+enum class ReportKind : std::uint32_t { unreleased_stage = 1, hung_wait, slot_still_held, bad_init };
+
+// One GPU report as the device writes it into zero-copy host memory (see DeviceReports).
+struct DeviceReportRecord {
+  static constexpr std::uint32_t name_capacity = 48;
+  std::uint32_t claimed;       // the first reporting thread sets it; later ones only trap
+  std::uint32_t complete;      // set (after a system fence) once every field below is written
+  std::uint32_t kind;          // a ReportKind
+  std::uint32_t role;          // a Role
+  std::uint32_t stage, lap;
+  std::uint32_t block[3];
+  std::uint32_t warp, lane;
+  std::uint64_t barriers;      // the device address of the barrier storage
+  char pipeline[name_capacity];  // the pipeline's name, cut to fit and NUL-terminated
+};
+
 }  // namespace linpipe
 
+#if defined(__CUDA__)
+// Where the device writes its report: each CUDA translation unit without -fgpu-rdc is its own
+// device module with its own copy; DeviceReports::watch(kernel) points the kernel's copy at its
+// record. C language linkage gives the symbol a fixed name to look up in the loaded module.
+extern "C" {
+inline __device__ linpipe::DeviceReportRecord* linpipe_device_report_sink = nullptr;
+}
+#endif
+
 namespace linpipe::detail {
+
+struct ReportText {
+  const char* what;
+  const char* fix;
+};
+
+// The words of each report, shared by the host's printout of host and device reports alike.
+LINPIPE_HOST_DEVICE constexpr ReportText report_text(ReportKind kind, Role role) {
+  switch (kind) {
+    case ReportKind::unreleased_stage:
+      return {"stage destroyed without being released",
+              "call release() or release_without_signal() on every path"};
+    case ReportKind::hung_wait:
+      return {"wait exceeded its budget (the barrier never completed)",
+              role == Role::producer
+                  ? "the consumers never released this stage: check every consumer path "
+                    "releases, and the consumer arrive count given to init_mbars"
+                  : "the producer never filled this stage: check expect-tx bytes match the "
+                    "copies, every producer path signals, and the producer arrive count given "
+                    "to init_mbars"};
+    case ReportKind::slot_still_held:
+      return {"acquired a slot this role still holds (a certain deadlock: its barrier cannot "
+              "complete this lap until that stage is released)",
+              "release the oldest live stage before acquiring the next; a role holds at most "
+              "NumStages stages (with a StageLag<Stage, Depth>, NumStages must exceed Depth)"};
+    case ReportKind::bad_init:
+      return {"init_mbars with an arrive count of 0",
+              "pass the number of threads that arrive per phase (at least 1)"};
+  }
+  return {"unknown report", "this is a linpipe bug; please report it"};
+}
 
 LINPIPE_HOST_DEVICE inline const char* role_name(Role role) {
   return role == Role::producer ? "producer" : "consumer";
 }
 
-[[noreturn]] LINPIPE_HOST_DEVICE inline void stop_after_report() {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA__)
+// The GPU backstop, out of line and cold: fills the sink's record once (first thread wins),
+// makes it visible to the host with a system fence, then traps. No sink: it only traps.
+[[noreturn]] __device__ __noinline__ inline void record_and_trap(ReportKind kind,
+                                                                  const char* pipeline,
+                                                                  const void* barriers,
+                                                                  std::uint32_t stage,
+                                                                  std::uint32_t lap, Role role) {
+  DeviceReportRecord* sink = linpipe_device_report_sink;
+  if (sink != nullptr &&
+      __nvvm_atom_sys_cas_gen_i(reinterpret_cast<int*>(&sink->claimed), 0, 1) == 0) {
+    volatile DeviceReportRecord* out = sink;
+    out->kind = static_cast<std::uint32_t>(kind);
+    out->role = static_cast<std::uint32_t>(role);
+    out->stage = stage;
+    out->lap = lap;
+    out->block[0] = blockIdx.x;
+    out->block[1] = blockIdx.y;
+    out->block[2] = blockIdx.z;
+    out->warp = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32u;
+    out->lane = __nvvm_read_ptx_sreg_laneid();
+    out->barriers = reinterpret_cast<std::uintptr_t>(barriers);
+    std::uint32_t i = 0;
+    for (; pipeline != nullptr && pipeline[i] != '\0' && i + 1 < DeviceReportRecord::name_capacity; ++i)
+      out->pipeline[i] = pipeline[i];
+    out->pipeline[i] = '\0';
+    __nvvm_membar_sys();  // fence.sc.sys: the record before `complete`
+    out->complete = 1;
+    __nvvm_membar_sys();  // and `complete` out before the trap
+  }
   __builtin_trap();
-#else
-  std::abort();
-#endif
 }
+#endif
 
-// Prints "linpipe: <what>: pipeline 'p' (barriers 0x..) stage S lap L role R [block/warp]".
-LINPIPE_HOST_DEVICE inline void print_report(const char* what, const StageLocation& at,
-                                             const char* fix) {
+// Host: prints "linpipe: <what>: pipeline 'p' (barriers 0x..) stage S lap L role R: <fix>" and
+// aborts. GPU: records the same for DeviceReports and traps.
+[[noreturn]] LINPIPE_HOST_DEVICE inline void report(ReportKind kind, const StageLocation& at) {
 #if defined(__CUDA_ARCH__)
-  printf(
-      "linpipe: %s: pipeline '%s' (barriers %p) stage %u lap %u role %s, block (%u,%u,%u) "
-      "warp %u lane %u: %s\n",
-      what, at.pipeline, at.barriers, at.stage, at.lap, role_name(at.role),
-      __nvvm_read_ptx_sreg_ctaid_x(), __nvvm_read_ptx_sreg_ctaid_y(),
-      __nvvm_read_ptx_sreg_ctaid_z(),
-      (__nvvm_read_ptx_sreg_tid_x() +
-       __nvvm_read_ptx_sreg_ntid_x() *
-           (__nvvm_read_ptx_sreg_tid_y() +
-            __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_tid_z())) / 32u,
-      __nvvm_read_ptx_sreg_laneid(), fix);
+  record_and_trap(kind, at.pipeline, at.barriers, at.stage, at.lap, at.role);
 #else
+  const ReportText text = report_text(kind, at.role);
   std::fprintf(stderr, "linpipe: %s: pipeline '%s' (barriers %p) stage %u lap %u role %s: %s\n",
-               what, at.pipeline, at.barriers, at.stage, at.lap, role_name(at.role), fix);
+               text.what, at.pipeline, at.barriers, at.stage, at.lap, role_name(at.role),
+               text.fix);
   std::fflush(stderr);
+  std::abort();
 #endif
 }
 
@@ -69,36 +148,17 @@ export namespace linpipe {
 
 // The debug backstop for a stage destroyed without release() / release_without_signal().
 [[noreturn]] LINPIPE_HOST_DEVICE inline void report_unreleased_stage(const StageLocation& at) {
-  detail::print_report("stage destroyed without being released", at,
-                       "call release() or release_without_signal() on every path");
-  detail::stop_after_report();
+  detail::report(ReportKind::unreleased_stage, at);
 }
 
 // The debug backstop for a wait that exceeded its budget (a barrier that never completes).
 [[noreturn]] LINPIPE_HOST_DEVICE inline void report_hung_wait(const StageLocation& at) {
-  detail::print_report(
-      "wait exceeded its budget (the barrier never completed)", at,
-      at.role == Role::producer
-          ? "the consumers never released this stage: check every consumer path releases, and "
-            "the consumer arrive count given to init_mbars"
-          : "the producer never filled this stage: check expect-tx bytes match the copies, every "
-            "producer path signals, and the producer arrive count given to init_mbars");
-  detail::stop_after_report();
+  detail::report(ReportKind::hung_wait, at);
 }
 
 }  // namespace linpipe
 
 namespace linpipe::detail {
-
-[[noreturn]] LINPIPE_HOST_DEVICE inline void report_slot_still_held(const StageLocation& at) {
-  print_report(
-      "acquired a slot this role still holds (a certain deadlock: its barrier cannot complete "
-      "this lap until that stage is released)",
-      at,
-      "release the oldest live stage before acquiring the next; a role holds at most NumStages "
-      "stages (with a StageLag<Stage, Depth>, NumStages must exceed Depth)");
-  stop_after_report();
-}
 
 // Debug builds: which slots one role holds through live stages, one bit a slot.
 template <int NumStages>
@@ -109,7 +169,7 @@ class HeldSlots {
 
  public:
   LINPIPE_HOST_DEVICE void expect_free(const StageLocation& at) const {
-    if (bits_ & bit(at.stage)) report_slot_still_held(at);
+    if (bits_ & bit(at.stage)) report(ReportKind::slot_still_held, at);
   }
   LINPIPE_HOST_DEVICE void claim(const StageLocation& at) {
     expect_free(at);

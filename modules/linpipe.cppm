@@ -13,6 +13,8 @@ export import :backend;
 export import :nvidia_mbar_backend;
 export import :host_backend;
 export import :diagnostics;
+export import :driver_api;
+export import :device_reports;
 export import :stage;
 export import :scope;
 export import :stage_lag;

@@ -283,9 +283,7 @@ class ProducerConsumerPipeline {
     }
   }
   LINPIPE_HOST_DEVICE void report_bad_init() const {
-    detail::print_report("init_mbars with an arrive count of 0", location(0, 0, Role::producer),
-                         "pass the number of threads that arrive per phase (at least 1)");
-    detail::stop_after_report();
+    detail::report(ReportKind::bad_init, location(0, 0, Role::producer));
   }
 
   Backend backend_;

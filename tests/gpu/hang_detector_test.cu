@@ -1,8 +1,10 @@
 // The debug-build hang detector on the GPU: a deliberately unbalanced pipeline (the full barrier
 // expects two producer arrivals, only one comes), and a consumer that acquires a third stage
 // of a two-stage ring while holding both, must each trap with a report naming the pipeline,
-// stage, lap, role, block and warp, instead of hanging. The trap ruins the CUDA context, so each
-// kernel runs in a child process (this binary, re-run with LINPIPE_HANG_CHILD=<case>).
+// stage, lap, role, block and warp, instead of hanging. The device writes the report into a
+// linpipe::DeviceReports record (zero-copy host memory) and the host prints it after the launch
+// fails. The trap ruins the CUDA context, so each kernel runs in a child process (this binary,
+// re-run with LINPIPE_HANG_CHILD=<case>).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -65,13 +67,18 @@ __global__ void over_acquiring_consumer(std::uint32_t* out) {
 int run_child(const std::string& which) {
   std::uint32_t* out = nullptr;
   if (cudaMalloc(&out, sizeof(*out)) != cudaSuccess) return 3;
-  if (which == "greedy") {
+  linpipe::DeviceReports reports;
+  const bool greedy = which == "greedy";
+  const cudaError_t watched =
+      greedy ? reports.watch(over_acquiring_consumer) : reports.watch(unbalanced_pipeline);
+  std::fprintf(stderr, "child: watch gave %s\n", cudaGetErrorName(watched));
+  if (greedy) {
     over_acquiring_consumer<<<1, 64>>>(out);
   } else {
     unbalanced_pipeline<<<1, 64>>>(out);
   }
   const cudaError_t status = cudaDeviceSynchronize();
-  std::fflush(stdout);
+  if (status != cudaSuccess) reports.print(stderr);
   std::fprintf(stderr, "child: kernel finished with %s\n", cudaGetErrorName(status));
   return status == cudaSuccess ? 0 : 1;
 }
@@ -104,6 +111,8 @@ TEST(HangDetector, UnbalancedPipelineTrapsWithReport) {
   EXPECT_NE(output.find("stage 0 lap 0 role consumer, block (0,0,0) warp 1 lane 0"),
             std::string::npos);
   EXPECT_NE(output.find("the producer never filled this stage"), std::string::npos);
+  EXPECT_NE(output.find("child: watch gave cudaSuccess"), std::string::npos)
+      << "a debug-build kernel's module must hold the report sink";
   EXPECT_NE(output.find("child: kernel finished with cudaError"), std::string::npos)
       << "the trap must fail the launch";
 }
