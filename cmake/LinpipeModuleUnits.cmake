@@ -8,14 +8,18 @@ set(LINPIPE_MODULE_PARTITIONS
   ptx_tma
   ptx_wgmma
   ptx_cluster
+  ptx_sync
   backend
   nvidia_mbar_backend
   host_backend
   diagnostics
   driver_api
+  tensor_map
   device_reports
   stage
   scope
+  release_policies
   stage_lag
-  pipeline)
+  pipeline
+  storage)
 set(LINPIPE_MODULE_HEADERS linpipe_macros.h)

@@ -10,7 +10,6 @@
 #include "gemm.h"
 
 #include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
-#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <bit>
@@ -29,14 +28,18 @@ constexpr int block_k = gemm_tile_k;  // 64 bf16 = one 128-byte swizzled row
 constexpr int stages = 4;
 constexpr int consumer_warpgroups = 2;
 constexpr int threads = 128 * (1 + consumer_warpgroups);
-constexpr std::uint32_t a_stage_bytes = block_m * block_k * 2;
-constexpr std::uint32_t b_stage_bytes = block_n * block_k * 2;
-constexpr std::uint32_t barrier_offset = stages * (a_stage_bytes + b_stage_bytes);
-constexpr std::size_t smem_bytes = 1024 /* alignment slack */ + barrier_offset + 128;
 constexpr int accumulators = block_n / 2;  // fp32 registers a consumer thread holds
 
+// One stage's tiles (bf16 bits), K-major. The 128B swizzle repeats every 1024 bytes, so each
+// tile starts on a 1024-byte boundary.
+struct StageTiles {
+  alignas(1024) std::uint16_t a[block_m * block_k];
+  alignas(1024) std::uint16_t b[block_n * block_k];
+};
+
 using Pipeline = ProducerConsumerPipeline<stages>;
-static_assert(Pipeline::smem_bytes() <= 128, "barrier area too small");
+using Storage = PipelineStorage<Pipeline, StageTiles>;
+constexpr std::size_t smem_bytes = Storage::launch_bytes();
 
 // The tiles one cluster computes, cluster by cluster: (tile row unit, tile column) pairs,
 // where a unit is Cluster vertically adjacent tiles (one per CTA of the cluster).
@@ -62,7 +65,7 @@ struct TileGrid {
 // completing on the same stage's full barrier in each; the full barrier expects the whole
 // stage (its own A, every CTA's share of B).
 template <int Cluster>
-__device__ void produce(Pipeline& pipe, std::byte* a_ring, std::byte* b_ring, const CUtensorMap* map_a,
+__device__ void produce(Pipeline& pipe, Storage& storage, const CUtensorMap* map_a,
                         const CUtensorMap* map_b, const TileGrid& grid, std::uint32_t rank) {
   constexpr int b_rows = block_n / Cluster;
   for (int t = blockIdx.x / Cluster; t < grid.count(); t += gridDim.x / Cluster) {
@@ -71,15 +74,14 @@ __device__ void produce(Pipeline& pipe, std::byte* a_ring, std::byte* b_ring, co
     const int tm = unit * Cluster + static_cast<int>(rank);
     for (int kt = 0; kt < grid.k_tiles; ++kt) {
       auto stage = pipe.acquire_producer();
+      StageTiles& tiles = storage[stage];
       const auto full = stage.mbar();
-      full.arrive_expect_tx(a_stage_bytes + b_stage_bytes);
-      ptx::tma_load_2d(a_ring + stage.index() * a_stage_bytes, map_a, kt * block_k, tm * block_m,
-                       full.address());
-      std::byte* b_slot = b_ring + stage.index() * b_stage_bytes;
+      full.arrive_expect_tx(Storage::payload_bytes);  // own A, every CTA's share of B
+      ptx::tma_load_2d(tiles.a, map_a, kt * block_k, tm * block_m, full.address());
       if constexpr (Cluster == 1) {
-        ptx::tma_load_2d(b_slot, map_b, kt * block_k, tn * block_n, full.address());
+        ptx::tma_load_2d(tiles.b, map_b, kt * block_k, tn * block_n, full.address());
       } else {
-        ptx::tma_load_2d_multicast(b_slot + rank * (b_stage_bytes / Cluster), map_b, kt * block_k,
+        ptx::tma_load_2d_multicast(tiles.b + rank * b_rows * block_k, map_b, kt * block_k,
                                    tn * block_n + static_cast<int>(rank) * b_rows, full.address(),
                                    static_cast<std::uint16_t>((1u << Cluster) - 1));
       }
@@ -112,35 +114,21 @@ __device__ void store_tile(const float (&acc)[accumulators], std::uint16_t* c, i
   }
 }
 
-// The release of a stage whose wgmma group has retired, lane-guarded: lane r of each
-// signalling warp arrives on the empty barrier of cluster CTA r (Cluster == 1: lane 0, locally).
-// Signalling warps: every consumer warp, or with warpgroup_release only the first warp of each
-// consumer warpgroup (wgmma.wait_group retires a group for the whole warpgroup, so one arrival
-// speaks for its four warps). init_mbars' consumer count says how many arrive.
-template <int Cluster>
-struct ReleaseToCluster {
-  std::uint32_t lane;
-  bool signalling_warp;
-
-  __device__ void operator()(Pipeline::ConsumerStageType&& stage) const {
-    if (signalling_warp) {
-      if constexpr (Cluster == 1) {
-        if (lane == 0) stage.arrive();
-      } else {
-        if (lane < Cluster) stage.mbar().arrive_cluster(lane);
-      }
-    }
-    stage.release_without_signal();
-  }
-};
+// Signalling consumer warps per CTA: every consumer warp, or with warpgroup_release only the
+// first warp of each consumer warpgroup (wgmma.wait_group retires a group for the whole
+// warpgroup, so one arrival speaks for its four warps). Each releases a stage whose wgmma
+// group has retired through ReleaseToCluster: lane r arrives on cluster CTA r's empty barrier.
+__device__ std::uint32_t signalling_warps(bool warpgroup_release) {
+  return (warpgroup_release ? 1 : 4) * consumer_warpgroups;
+}
 
 // One consumer warpgroup (all 128 threads): its 64 rows of each tile. Each stage stays held
 // until the wgmma group reading it has retired: wgmma.wait_group<1> after issuing group k says
 // group k-1 is done, so a one-deep StageLag releases stage k-1 as stage k goes in.
 template <int Cluster>
-__device__ void consume(Pipeline& pipe, const std::byte* a_ring, const std::byte* b_ring,
-                        std::uint16_t* c, int n, const TileGrid& grid, int warpgroup,
-                        std::uint32_t rank, bool warpgroup_release) {
+__device__ void consume(Pipeline& pipe, Storage& storage, std::uint16_t* c, int n,
+                        const TileGrid& grid, int warpgroup, std::uint32_t rank,
+                        bool warpgroup_release) {
   const ReleaseToCluster<Cluster> release{threadIdx.x % 32,
                                           !warpgroup_release || (threadIdx.x % 128) / 32 == 0};
   float acc[accumulators];
@@ -153,9 +141,9 @@ __device__ void consume(Pipeline& pipe, const std::byte* a_ring, const std::byte
     StageLag<Pipeline::ConsumerStageType, 1, ReleaseToCluster<Cluster>> retiring(release);
     for (int kt = 0; kt < grid.k_tiles; ++kt) {
       auto stage = pipe.acquire_consumer();
-      const std::uint32_t a = ptx::shared_address(a_ring + stage.index() * a_stage_bytes +
-                                                  warpgroup * 64 * block_k * 2);
-      const std::uint32_t b = ptx::shared_address(b_ring + stage.index() * b_stage_bytes);
+      const StageTiles& tiles = storage[stage];
+      const std::uint32_t a = ptx::shared_address(tiles.a + warpgroup * 64 * block_k);
+      const std::uint32_t b = ptx::shared_address(tiles.b);
       const std::uint64_t a_desc = ptx::wgmma_desc_k_major_sw128(a);
       const std::uint64_t b_desc = ptx::wgmma_desc_k_major_sw128(b);
       ptx::wgmma_fence();
@@ -180,18 +168,14 @@ __global__ void __launch_bounds__(threads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                 std::uint16_t* c, int m, int n, int k, int group_rows, bool warpgroup_release) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
-  // The 128B swizzle repeats every 1024 bytes: start the ring on a 1024-byte boundary.
-  const std::uint32_t misalign = ptx::shared_address(smem_raw) % 1024;
-  std::byte* smem = smem_raw + (misalign == 0 ? 0 : 1024 - misalign);
-  std::byte* a_ring = smem;
-  std::byte* b_ring = smem + stages * a_stage_bytes;
-  auto* barriers = reinterpret_cast<std::uint64_t*>(smem + barrier_offset);
+  Storage& storage = Storage::at(smem_raw);
 
   const int warpgroup = threadIdx.x / 128;
   if (threadIdx.x == 0) {
-    // Full: one arrival (the producer's expect-tx) plus the bytes; empty: one lane of each
-    // signalling consumer warp of each CTA of the cluster.
-    Pipeline(barriers).init_mbars(1, (warpgroup_release ? 1 : 4) * consumer_warpgroups * Cluster);
+    // Full: one arrival (the producer's expect-tx) plus the bytes; empty: what the consumers'
+    // release policy says its signalling warps arrive, across the cluster.
+    Pipeline(storage.barriers)
+        .init_mbars(1, ReleaseToCluster<Cluster>::empty_arrive_count(signalling_warps(warpgroup_release)));
     ptx::prefetch_tensormap(&map_a);
     ptx::prefetch_tensormap(&map_b);
   }
@@ -205,37 +189,25 @@ __global__ void __launch_bounds__(threads, 1)
   }
 
   const TileGrid grid{m / block_m / Cluster, n / block_n, k / block_k, group_rows};
-  Pipeline pipe(barriers, "gemm");
+  Pipeline pipe(storage.barriers, "gemm");
   if (warpgroup == 0) {
     ptx::setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) produce<Cluster>(pipe, a_ring, b_ring, &map_a, &map_b, grid, rank);
+    if (threadIdx.x == 0) produce<Cluster>(pipe, storage, &map_a, &map_b, grid, rank);
   } else {
     ptx::setmaxnreg_inc<232>();
-    consume<Cluster>(pipe, a_ring, b_ring, c, n, grid, warpgroup - 1, rank, warpgroup_release);
+    consume<Cluster>(pipe, storage, c, n, grid, warpgroup - 1, rank, warpgroup_release);
   }
 }
 
-// cuTensorMapEncodeTiled through the runtime's driver entry point (no libcuda link).
-cudaError_t encode_tiled(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
-  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-  if (encode == nullptr) {
-    cudaDriverEntryPointQueryResult found{};
-    void* fn = nullptr;
-    const cudaError_t status =
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
-    if (status != cudaSuccess) return status;
-    if (found != cudaDriverEntryPointSuccess || fn == nullptr) return cudaErrorNotSupported;
-    encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  }
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};  // bytes, dims 1..
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(block_k), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims,
-                            strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+// A K-major bf16 operand (rows x K) loaded in boxes of box_rows x block_k (128B-swizzled).
+cudaError_t encode_operand(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
+  TensorMap2d desc;
+  desc.base = base;
+  desc.rows = static_cast<std::uint64_t>(rows);
+  desc.cols = static_cast<std::uint64_t>(cols);
+  desc.box_rows = static_cast<std::uint32_t>(box_rows);
+  desc.box_cols = block_k;
+  return encode_tensor_map_2d(map, desc);
 }
 
 // The clusters a persistent launch may keep resident (the SM count for Cluster == 1),
@@ -283,9 +255,9 @@ cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k,
                    const GemmConfig& options, cudaStream_t stream) {
   const int group_rows = options.group_rows;
   CUtensorMap map_a, map_b;
-  cudaError_t status = encode_tiled(&map_a, a, m, k, block_m);
+  cudaError_t status = encode_operand(&map_a, a, m, k, block_m);
   if (status != cudaSuccess) return status;
-  if ((status = encode_tiled(&map_b, b, n, k, block_n / Cluster)) != cudaSuccess) return status;
+  if ((status = encode_operand(&map_b, b, n, k, block_n / Cluster)) != cudaSuccess) return status;
 
   static_assert(Cluster == 1 || Cluster == 2);
   const auto kernel = gemm_kernel<Cluster>;

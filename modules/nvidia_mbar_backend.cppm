@@ -42,6 +42,19 @@ class MbarHandle {
   LINPIPE_DEVICE inline void arrive_cluster(std::uint32_t cta_rank) const {
     ptx::mbarrier_arrive_cluster(bar_, cta_rank);
   }
+  // The remote forms of the above, on the barrier at this offset in CTA cta_rank of the
+  // cluster: announce (and arrive for) bytes a copy will deliver there, or mark them delivered.
+  LINPIPE_DEVICE inline void arrive_expect_tx_cluster(std::uint32_t cta_rank,
+                                                      std::uint32_t tx_count) const {
+    ptx::mbarrier_arrive_expect_tx_cluster(bar_, cta_rank, tx_count);
+  }
+  LINPIPE_DEVICE inline void expect_tx_cluster(std::uint32_t cta_rank, std::uint32_t tx_count) const {
+    ptx::mbarrier_expect_tx_cluster(bar_, cta_rank, tx_count);
+  }
+  LINPIPE_DEVICE inline void complete_tx_cluster(std::uint32_t cta_rank,
+                                                 std::uint32_t tx_count) const {
+    ptx::mbarrier_complete_tx_cluster(bar_, cta_rank, tx_count);
+  }
   // The generic address, and the .shared::cta address that TMA and bulk copies take.
   LINPIPE_HOST_DEVICE inline std::uint64_t* address() const { return bar_; }
   LINPIPE_DEVICE inline std::uint32_t shared_address() const { return ptx::shared_address(bar_); }
@@ -58,6 +71,9 @@ class NvidiaMbarBackend {
   using BarrierStorage = std::uint64_t;
   using Handle = MbarHandle;
   static constexpr int num_stages = NumStages;
+  // Shared memory one block may opt into on SM_90 (227 KiB, cudaDevAttrMaxSharedMemoryPerBlockOptin
+  // on H100/H200): PipelineStorage refuses to compile past it instead of failing in ptxas.
+  static constexpr std::size_t max_storage_bytes = 227 * 1024;
 
   // Mojo's SM100_PIPELINE_WAIT_TICKS idea: a waiting warp suspends (freeing issue slots for
   // the math warps) rather than spinning; 0 lets the hardware pick its own time limit.
@@ -65,7 +81,9 @@ class NvidiaMbarBackend {
 
   // Keeps the barriers as a shared-window pointer, so slot arithmetic stays 32-bit and each
   // barrier's `.shared::cta` address folds to a register, as hand-written PTX would have it.
-  LINPIPE_DEVICE explicit NvidiaMbarBackend(BarrierStorage* storage)
+  // Host-device so that the PipelineBackend check holds in host contexts too (a namespace-scope
+  // `constexpr auto bytes = Storage::launch_bytes();` instantiates the pipeline there).
+  LINPIPE_HOST_DEVICE explicit NvidiaMbarBackend(BarrierStorage* storage)
       : bars_((SharedBarrier*)storage) {}
 
   static constexpr std::size_t storage_elems() { return 2 * static_cast<std::size_t>(NumStages); }

@@ -15,6 +15,7 @@ import :ptx_mbarrier;
 
 extern "C" {
 LINPIPE_DEVICE void linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+LINPIPE_DEVICE void linpipe_ptx_cp_async_bulk_multicast_needs_SM_90a();
 }
 
 export namespace linpipe::ptx {
@@ -32,6 +33,27 @@ LINPIPE_DEVICE inline void cp_async_bulk_global_to_shared(void* dst_shared, cons
       : "memory");
 #else
   linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+#endif
+}
+
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+//     [dst], [src], size, [bar], cta_mask;
+// PTX ISA 8.0, SM_90a. As cp_async_bulk_global_to_shared, but the bytes land at dst's offset
+// in every CTA of the cluster whose bit is set in cta_mask (bit r = rank r), each completing
+// on the mbarrier at bar's offset in that CTA: read once from global memory, delivered to all.
+LINPIPE_DEVICE inline void cp_async_bulk_global_to_shared_multicast(void* dst_shared,
+                                                                    const void* src_global,
+                                                                    std::uint32_t size,
+                                                                    std::uint64_t* bar,
+                                                                    std::uint16_t cta_mask) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1], %2, [%3], %4;" ::"r"(shared_address(dst_shared)),
+      "l"(src_global), "r"(size), "r"(shared_address(bar)), "h"(cta_mask)
+      : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_multicast_needs_SM_90a();
 #endif
 }
 

@@ -1,4 +1,4 @@
-// linpipe:ptx_cluster — thread-block clusters (rank, cluster barrier) and warpgroup register
+// linpipe:ptx_cluster — thread-block clusters (rank, position, shape, cluster barrier) and warpgroup register
 // reallocation (setmaxnreg), the pieces a warp-specialised cluster kernel needs around its
 // pipelines. PTX ISA, "Special Registers: %cluster_ctarank", "barrier.cluster", "setmaxnreg":
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-barrier-cluster
@@ -29,6 +29,51 @@ LINPIPE_DEVICE inline std::uint32_t cluster_ctarank() {
   linpipe_ptx_cluster_is_not_supported_before_SM_90();
 #endif
   return rank;
+}
+
+// mov.u32 count, %cluster_nctarank;
+// PTX ISA 7.8, SM_90. How many CTAs this CTA's cluster holds (1 without a cluster launch).
+LINPIPE_DEVICE inline std::uint32_t cluster_nctarank() {
+  std::uint32_t count = 1;
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(count) : : "memory");
+#else
+  linpipe_ptx_cluster_is_not_supported_before_SM_90();
+#endif
+  return count;
+}
+
+// A CTA's place in its cluster along x, y and z, or the cluster's extent along them.
+struct ClusterDim3 {
+  std::uint32_t x, y, z;
+};
+
+// mov.u32 x, %cluster_ctaid.x;  (and .y, .z)
+// PTX ISA 7.8, SM_90. This CTA's coordinates inside its cluster (0..cluster_nctaid() - 1).
+LINPIPE_DEVICE inline ClusterDim3 cluster_ctaid() {
+  ClusterDim3 id{0, 0, 0};
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_ctaid.x;" : "=r"(id.x) : : "memory");
+  asm volatile("mov.u32 %0, %%cluster_ctaid.y;" : "=r"(id.y) : : "memory");
+  asm volatile("mov.u32 %0, %%cluster_ctaid.z;" : "=r"(id.z) : : "memory");
+#else
+  linpipe_ptx_cluster_is_not_supported_before_SM_90();
+#endif
+  return id;
+}
+
+// mov.u32 x, %cluster_nctaid.x;  (and .y, .z)
+// PTX ISA 7.8, SM_90. The cluster's shape in CTAs (1, 1, 1 without a cluster launch).
+LINPIPE_DEVICE inline ClusterDim3 cluster_nctaid() {
+  ClusterDim3 shape{1, 1, 1};
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_nctaid.x;" : "=r"(shape.x) : : "memory");
+  asm volatile("mov.u32 %0, %%cluster_nctaid.y;" : "=r"(shape.y) : : "memory");
+  asm volatile("mov.u32 %0, %%cluster_nctaid.z;" : "=r"(shape.z) : : "memory");
+#else
+  linpipe_ptx_cluster_is_not_supported_before_SM_90();
+#endif
+  return shape;
 }
 
 // barrier.cluster.arrive.release.aligned;

@@ -183,6 +183,70 @@ LINPIPE_DEVICE inline void mbarrier_arrive_cluster(std::uint64_t* bar, std::uint
 #endif
 }
 
+// mapa.shared::cluster.u32 remote, addr, cta_rank;
+// PTX ISA 7.8, SM_90. The `.shared::cluster` address of the same shared-memory offset in CTA
+// cta_rank of this cluster (its own rank gives this CTA's own object): what the remote forms
+// below and a multicast copy's peers address.
+LINPIPE_DEVICE inline std::uint32_t mapa_shared_cluster(const void* generic_shared,
+                                                        std::uint32_t cta_rank) {
+  std::uint32_t remote = 0;
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(shared_address(generic_shared)), "r"(cta_rank)
+               : "memory");
+#else
+  linpipe_ptx_cluster_mbarrier_is_not_supported_before_SM_90();
+#endif
+  return remote;
+}
+
+// mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [remote], tx_count;
+// PTX ISA 8.0, SM_90. On the mbarrier at bar's offset in CTA cta_rank: raises the expected
+// transaction bytes by tx_count, then arrives once (a producer announcing a peer's bytes).
+LINPIPE_DEVICE inline void mbarrier_arrive_expect_tx_cluster(std::uint64_t* bar,
+                                                             std::uint32_t cta_rank,
+                                                             std::uint32_t tx_count) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%0], %1;" ::"r"(
+                   mapa_shared_cluster(bar, cta_rank)),
+               "r"(tx_count)
+               : "memory");
+#else
+  linpipe_ptx_cluster_mbarrier_is_not_supported_before_SM_90();
+#endif
+}
+
+// mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64 [remote], tx_count;
+// PTX ISA 8.0, SM_90. Raises the expected transaction bytes of the mbarrier at bar's offset in
+// CTA cta_rank by tx_count, without arriving.
+LINPIPE_DEVICE inline void mbarrier_expect_tx_cluster(std::uint64_t* bar, std::uint32_t cta_rank,
+                                                      std::uint32_t tx_count) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64 [%0], %1;" ::"r"(
+                   mapa_shared_cluster(bar, cta_rank)),
+               "r"(tx_count)
+               : "memory");
+#else
+  linpipe_ptx_cluster_mbarrier_is_not_supported_before_SM_90();
+#endif
+}
+
+// mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [remote], tx_count;
+// PTX ISA 8.0, SM_90. Marks tx_count bytes as delivered on the mbarrier at bar's offset in
+// CTA cta_rank (what a copy into that CTA completes with; relaxed: order the data yourself).
+LINPIPE_DEVICE inline void mbarrier_complete_tx_cluster(std::uint64_t* bar, std::uint32_t cta_rank,
+                                                        std::uint32_t tx_count) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%0], %1;" ::"r"(
+                   mapa_shared_cluster(bar, cta_rank)),
+               "r"(tx_count)
+               : "memory");
+#else
+  linpipe_ptx_cluster_mbarrier_is_not_supported_before_SM_90();
+#endif
+}
+
 }  // namespace linpipe::ptx
 
 #endif  // __CUDA__

@@ -14,16 +14,9 @@ module;
 #endif
 export module linpipe:stage_lag;
 import :stage;
+import :release_policies;
 
 export namespace linpipe {
-
-// The default release: release() (a consumer stage arrives on its empty barrier).
-struct ReleaseStage {
-  template <class Stage>
-  LINPIPE_HOST_DEVICE void operator()(Stage&& stage) const {
-    stage.release();
-  }
-};
 
 // Holds up to Depth stages of one role, oldest first. Release is called with each stage as an
 // rvalue (`void operator()(Stage&& stage)`, which must release it on every path) when it

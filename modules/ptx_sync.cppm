@@ -1,0 +1,62 @@
+// linpipe:ptx_sync — warp and CTA synchronisation a warp-specialised kernel needs besides its
+// pipelines: electing one lane of a warp, and named CTA barriers that sync a subset of warps
+// (e.g. one role's warpgroups) without stopping the others.
+// PTX ISA, "Parallel Synchronization and Communication Instructions: elect.sync, bar, barrier":
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-elect-sync
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+#include <cstdint>
+export module linpipe:ptx_sync;
+#if defined(__CUDA__)
+
+extern "C" {
+LINPIPE_DEVICE void linpipe_ptx_elect_sync_is_not_supported_before_SM_90();
+}
+
+export namespace linpipe::ptx {
+
+// elect.sync leader_lane|is_leader, membermask;
+// PTX ISA 8.0, SM_90. Every lane named in member_mask executes it together (it synchronises
+// them, like __syncwarp(member_mask)); exactly one of them, the same lane for the same mask,
+// gets true. The one-lane-issues pattern (TMA, bulk copies) without hard-coding lane 0.
+LINPIPE_DEVICE inline bool elect_one_sync(std::uint32_t member_mask = 0xffffffffu) {
+  std::uint32_t leader = 0;
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t.reg .b32 lane;\n\t"
+      "elect.sync lane|p, %1;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t}"
+      : "=r"(leader)
+      : "r"(member_mask)
+      : "memory");
+#else
+  linpipe_ptx_elect_sync_is_not_supported_before_SM_90();
+#endif
+  return leader != 0;
+}
+
+// Named barriers 1..15 a kernel may use; 0 is __syncthreads()'s.
+inline constexpr std::uint32_t max_named_barrier = 15;
+
+// barrier.sync.aligned id, thread_count;
+// PTX ISA 6.0, SM_30. Waits until thread_count threads (a multiple of 32: whole warps) have
+// arrived at named barrier `id`, counting this one; orders their memory accesses like
+// __syncthreads() does for the CTA. Every thread of a warp executes it together.
+LINPIPE_DEVICE inline void barrier_sync(std::uint32_t id, std::uint32_t thread_count) {
+  asm volatile("barrier.sync.aligned %0, %1;" ::"r"(id), "r"(thread_count) : "memory");
+}
+
+// barrier.arrive.aligned id, thread_count;
+// PTX ISA 6.0, SM_30. Arrives at named barrier `id` without waiting (a producer warp signals
+// consumer warps that barrier_sync() on the same id and count); writes before it are visible
+// to the waiters once they pass.
+LINPIPE_DEVICE inline void barrier_arrive(std::uint32_t id, std::uint32_t thread_count) {
+  asm volatile("barrier.arrive.aligned %0, %1;" ::"r"(id), "r"(thread_count) : "memory");
+}
+
+}  // namespace linpipe::ptx
+#endif  // __CUDA__

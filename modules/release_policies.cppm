@@ -1,0 +1,60 @@
+// linpipe:release_policies — how a StageLag (or any code holding a stage) releases a consumer
+// stage: plainly, or lane-guarded across the CTAs of a cluster. A policy is called with the
+// stage as an rvalue and must consume it on every path; each one also states the empty
+// barriers' arrive count it implies, so init_mbars' count is derived, not worked out by hand.
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+#include <cstdint>
+export module linpipe:release_policies;
+
+export namespace linpipe {
+
+// release(): every thread that holds the stage arrives on its empty barrier.
+struct ReleaseStage {
+  // Empty-barrier arrivals per phase when `releasing_threads` threads release each stage.
+  static constexpr std::uint32_t empty_arrive_count(std::uint32_t releasing_threads) {
+    return releasing_threads;
+  }
+  template <class Stage>
+  LINPIPE_HOST_DEVICE void operator()(Stage&& stage) const {
+    stage.release();
+  }
+};
+
+// The lane-guarded release of a warp whose 32 lanes each hold the stage, in a pipeline whose
+// slots every CTA of a ClusterCtas-CTA cluster fills together (multicast loads): a slot may be
+// refilled only once the consumers of every CTA are done with it, so lane r of a signalling
+// warp arrives on the empty barrier of CTA r (ClusterCtas == 1: lane 0, locally), and every
+// lane ends its claim. A non-signalling warp only ends its claim: use it when one warp's
+// arrival speaks for others (wgmma.wait_group retires a group for its whole warpgroup).
+template <std::uint32_t ClusterCtas = 1>
+struct ReleaseToCluster {
+  static_assert(ClusterCtas >= 1 && ClusterCtas <= 16,
+                "linpipe::ReleaseToCluster<ClusterCtas>: a cluster holds 1..16 CTAs");
+
+  std::uint32_t lane;           // this thread's lane, threadIdx.x % 32
+  bool signalling_warp = true;  // whether this warp's lanes arrive
+
+  // Empty-barrier arrivals per phase, in every CTA, when `signalling_warps_per_cta` warps of
+  // each CTA release through this policy: each arrives once on every CTA's barrier.
+  static constexpr std::uint32_t empty_arrive_count(std::uint32_t signalling_warps_per_cta) {
+    return signalling_warps_per_cta * ClusterCtas;
+  }
+
+  template <class Stage>
+  LINPIPE_HOST_DEVICE void operator()(Stage&& stage) const {
+    if (signalling_warp) {
+      if constexpr (ClusterCtas == 1) {
+        if (lane == 0) stage.arrive();
+      } else {
+        if (lane < ClusterCtas) stage.mbar().arrive_cluster(lane);
+      }
+    }
+    stage.release_without_signal();
+  }
+};
+
+}  // namespace linpipe

@@ -1,0 +1,359 @@
+// The small wrappers a warp-specialised kernel needs around its pipelines, each checked for the
+// behaviour a kernel relies on: elect-one, named barriers, the CTA's place in its cluster,
+// expect-tx / complete-tx on a peer CTA's barrier, multicast bulk copies, and the host helper
+// that encodes a TMA tensor map (checked by loading a box through it).
+#include "gpu_test_support.h"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+import linpipe;
+
+namespace {
+
+namespace ptx = linpipe::ptx;
+
+// Polls a local mbarrier's phase `parity` for a bounded time; false if it never completed.
+__device__ bool wait_parity(std::uint64_t* bar, std::uint32_t parity) {
+  for (int i = 0; i < (1 << 22); ++i) {
+    if (ptx::mbarrier_try_wait_parity(bar, parity)) return true;
+  }
+  return false;
+}
+
+// Launches `kernel` on `blocks` blocks in clusters of `cluster` CTAs along x.
+template <class... Params, class... Args>
+cudaError_t launch_clusters(void (*kernel)(Params...), unsigned blocks, unsigned threads,
+                            unsigned cluster, Args... args) {
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+template <class T>
+std::vector<T> to_host(const T* device, std::size_t count) {
+  std::vector<T> host(count);
+  if (cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess)
+    host.clear();
+  return host;
+}
+
+// --- elect.sync ----------------------------------------------------------------------------
+
+// out[warp * 2] = lanes elected with the full mask, out[warp * 2 + 1] = the lane elected
+// among the upper 16 lanes only (the others do not take part).
+__global__ void elect(std::uint32_t* out) {
+  const std::uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (ptx::elect_one_sync()) atomicAdd(&out[warp * 2], 1u);
+  if (lane >= 16 && ptx::elect_one_sync(0xffff0000u)) out[warp * 2 + 1] = lane;
+}
+
+TEST(PtxWrappers, ElectOneSyncElectsExactlyOneLaneOfTheMask) {
+  LINPIPE_REQUIRE_GPU();
+  constexpr int warps = 4;
+  std::uint32_t* out = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&out, warps * 2 * sizeof(std::uint32_t)));
+  LINPIPE_CUDA_OK(cudaMemset(out, 0, warps * 2 * sizeof(std::uint32_t)));
+  elect<<<1, warps * 32>>>(out);
+  LINPIPE_CUDA_OK(cudaGetLastError());
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto host = to_host(out, warps * 2);
+  LINPIPE_CUDA_OK(cudaFree(out));
+  ASSERT_EQ(host.size(), warps * 2u);
+  for (int w = 0; w < warps; ++w) {
+    EXPECT_EQ(host[w * 2], 1u) << "warp " << w << ": lanes elected with the full mask";
+    EXPECT_GE(host[w * 2 + 1], 16u) << "warp " << w << ": the elected lane must be in the mask";
+  }
+}
+
+// --- named barriers ------------------------------------------------------------------------
+
+constexpr std::uint32_t handoff_rounds = 4096;
+constexpr std::uint32_t full_id = 1, empty_id = 2, pair_threads = 64;
+
+// Warp 0 hands values to warp 1 through one shared word, with two named barriers of 64
+// threads (full: warp 0 arrives, warp 1 syncs; empty: the reverse). Warps 2 and 3 never take
+// part and leave at once: a named barrier syncs only the warps it counts.
+__global__ void named_barrier_handoff(std::uint32_t* wrong) {
+  __shared__ std::uint32_t word;
+  const std::uint32_t warp = threadIdx.x / 32;
+  if (warp == 0) {
+    for (std::uint32_t i = 0; i < handoff_rounds; ++i) {
+      if (i > 0) ptx::barrier_sync(empty_id, pair_threads);
+      if (threadIdx.x == 0) word = i * 7u + 1u;
+      ptx::barrier_arrive(full_id, pair_threads);
+    }
+  } else if (warp == 1) {
+    for (std::uint32_t i = 0; i < handoff_rounds; ++i) {
+      ptx::barrier_sync(full_id, pair_threads);
+      if (word != i * 7u + 1u) atomicAdd(wrong, 1u);
+      if (i + 1 < handoff_rounds) ptx::barrier_arrive(empty_id, pair_threads);
+    }
+  }
+}
+
+TEST(PtxWrappers, NamedBarriersOrderASubsetOfWarps) {
+  LINPIPE_REQUIRE_GPU();
+  std::uint32_t* wrong = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&wrong, sizeof(std::uint32_t)));
+  LINPIPE_CUDA_OK(cudaMemset(wrong, 0, sizeof(std::uint32_t)));
+  named_barrier_handoff<<<8, 128>>>(wrong);
+  LINPIPE_CUDA_OK(cudaGetLastError());
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto host = to_host(wrong, 1);
+  LINPIPE_CUDA_OK(cudaFree(wrong));
+  ASSERT_EQ(host.size(), 1u);
+  EXPECT_EQ(host[0], 0u) << "the consumer warp read a value before or after its round";
+}
+
+// --- the CTA's place in its cluster --------------------------------------------------------
+
+__global__ void cluster_position(std::uint32_t* out) {
+  const ptx::ClusterDim3 id = ptx::cluster_ctaid(), shape = ptx::cluster_nctaid();
+  if (threadIdx.x == 0) {
+    std::uint32_t* mine = out + blockIdx.x * 6;
+    mine[0] = ptx::cluster_ctarank();
+    mine[1] = ptx::cluster_nctarank();
+    mine[2] = id.x;
+    mine[3] = id.y + id.z;
+    mine[4] = shape.x;
+    mine[5] = shape.y * shape.z;
+  }
+}
+
+TEST(PtxWrappers, ClusterPositionMatchesTheLaunch) {
+  LINPIPE_REQUIRE_GPU();
+  constexpr unsigned blocks = 8, cluster = 4;
+  std::uint32_t* out = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&out, blocks * 6 * sizeof(std::uint32_t)));
+  LINPIPE_CUDA_OK(cudaMemset(out, 0xFF, blocks * 6 * sizeof(std::uint32_t)));
+  LINPIPE_CUDA_OK(launch_clusters(cluster_position, blocks, 32, cluster, out));
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto host = to_host(out, blocks * 6);
+  LINPIPE_CUDA_OK(cudaFree(out));
+  ASSERT_EQ(host.size(), blocks * 6u);
+  for (unsigned b = 0; b < blocks; ++b) {
+    const std::uint32_t* got = &host[b * 6];
+    EXPECT_EQ(got[0], b % cluster) << "block " << b << ": cluster_ctarank";
+    EXPECT_EQ(got[1], cluster) << "block " << b << ": cluster_nctarank";
+    EXPECT_EQ(got[2], b % cluster) << "block " << b << ": cluster_ctaid().x";
+    EXPECT_EQ(got[3], 0u) << "block " << b << ": cluster_ctaid().y + z";
+    EXPECT_EQ(got[4], cluster) << "block " << b << ": cluster_nctaid().x";
+    EXPECT_EQ(got[5], 1u) << "block " << b << ": cluster_nctaid().y * z";
+  }
+}
+
+// --- expect-tx and complete-tx on a peer CTA's barrier ---------------------------------------
+
+// In a 2-CTA cluster, CTA 0 announces 64 transaction bytes on CTA 1's barrier (and arrives, its
+// one expected arrival), then marks them delivered in two halves. CTA 1 samples its barrier
+// between the steps: the phase may complete only after the last byte. out[0..2] = CTA 1's
+// three samples (0: pending, 1: complete).
+__global__ void remote_transactions(std::uint32_t* out) {
+  __shared__ std::uint64_t bar;
+  const std::uint32_t rank = ptx::cluster_ctarank();
+  const linpipe::MbarHandle handle(&bar);
+  if (threadIdx.x == 0) {
+    ptx::mbarrier_init(&bar, 1);
+    ptx::fence_mbarrier_init();
+  }
+  const auto cluster_sync = [] {
+    ptx::barrier_cluster_arrive();
+    ptx::barrier_cluster_wait();
+  };
+  cluster_sync();
+  if (rank == 0 && threadIdx.x == 0) handle.arrive_expect_tx_cluster(1, 64);
+  cluster_sync();
+  if (rank == 1 && threadIdx.x == 0) out[0] = ptx::mbarrier_test_wait_parity(&bar, 0);
+  cluster_sync();
+  if (rank == 0 && threadIdx.x == 0) handle.complete_tx_cluster(1, 32);
+  cluster_sync();
+  if (rank == 1 && threadIdx.x == 0) out[1] = ptx::mbarrier_test_wait_parity(&bar, 0);
+  cluster_sync();
+  if (rank == 0 && threadIdx.x == 0) {
+    handle.expect_tx_cluster(1, 16);  // 16 more, without arriving
+    handle.complete_tx_cluster(1, 48);
+  }
+  if (rank == 1 && threadIdx.x == 0) out[2] = wait_parity(&bar, 0);
+  cluster_sync();
+}
+
+TEST(PtxWrappers, PeerBarrierCompletesOnlyAfterItsLastTransactionByte) {
+  LINPIPE_REQUIRE_GPU();
+  std::uint32_t* out = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&out, 3 * sizeof(std::uint32_t)));
+  LINPIPE_CUDA_OK(cudaMemset(out, 0xFF, 3 * sizeof(std::uint32_t)));
+  LINPIPE_CUDA_OK(launch_clusters(remote_transactions, 2, 32, 2, out));
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto host = to_host(out, 3);
+  LINPIPE_CUDA_OK(cudaFree(out));
+  ASSERT_EQ(host.size(), 3u);
+  EXPECT_EQ(host[0], 0u) << "completed with 64 bytes announced and none delivered";
+  EXPECT_EQ(host[1], 0u) << "completed with 32 of 64 bytes delivered";
+  EXPECT_EQ(host[2], 1u) << "never completed after every announced byte was delivered";
+}
+
+// --- multicast bulk copy -------------------------------------------------------------------
+
+constexpr std::uint32_t multicast_bytes = 4096;
+
+// CTA 0 reads `src` once and multicasts it into both CTAs of the cluster; each CTA's barrier
+// expects the bytes, waits, and copies what landed to out[rank].
+__global__ void multicast_copy(const std::byte* src, std::byte* out, std::uint32_t* timed_out) {
+  __shared__ __align__(128) std::byte landing[multicast_bytes];
+  __shared__ std::uint64_t bar;
+  const std::uint32_t rank = ptx::cluster_ctarank();
+  if (threadIdx.x == 0) {
+    ptx::mbarrier_init(&bar, 1);
+    ptx::fence_mbarrier_init();
+  }
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  if (threadIdx.x == 0) {
+    (void)ptx::mbarrier_arrive_expect_tx(&bar, multicast_bytes);
+    if (rank == 0) ptx::cp_async_bulk_global_to_shared_multicast(landing, src, multicast_bytes, &bar, 0b11);
+    if (!wait_parity(&bar, 0)) atomicAdd(timed_out, 1u);
+  }
+  __syncthreads();
+  for (std::uint32_t i = threadIdx.x; i < multicast_bytes; i += blockDim.x)
+    out[rank * multicast_bytes + i] = landing[i];
+  ptx::barrier_cluster_arrive();  // no CTA leaves while a copy may still land in it
+  ptx::barrier_cluster_wait();
+}
+
+TEST(PtxWrappers, MulticastBulkCopyLandsInEveryMaskedCta) {
+  LINPIPE_REQUIRE_GPU();
+  std::vector<std::byte> input(multicast_bytes);
+  for (std::uint32_t i = 0; i < multicast_bytes; ++i) input[i] = std::byte((i * 37u + 11u) & 0xFF);
+  std::byte *src = nullptr, *out = nullptr;
+  std::uint32_t* timed_out = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&src, multicast_bytes));
+  LINPIPE_CUDA_OK(cudaMalloc(&out, 2 * multicast_bytes));
+  LINPIPE_CUDA_OK(cudaMalloc(&timed_out, sizeof(std::uint32_t)));
+  LINPIPE_CUDA_OK(cudaMemcpy(src, input.data(), multicast_bytes, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemset(out, 0xA5, 2 * multicast_bytes));  // poison
+  LINPIPE_CUDA_OK(cudaMemset(timed_out, 0, sizeof(std::uint32_t)));
+  LINPIPE_CUDA_OK(launch_clusters(multicast_copy, 2, 128, 2, static_cast<const std::byte*>(src), out,
+                                  timed_out));
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto landed = to_host(out, 2 * multicast_bytes);
+  const auto waits = to_host(timed_out, 1);
+  LINPIPE_CUDA_OK(cudaFree(src));
+  LINPIPE_CUDA_OK(cudaFree(out));
+  LINPIPE_CUDA_OK(cudaFree(timed_out));
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0], 0u) << "a CTA's barrier never saw the multicast bytes";
+  ASSERT_EQ(landed.size(), 2u * multicast_bytes);
+  for (int cta = 0; cta < 2; ++cta) {
+    std::uint32_t wrong = 0;
+    for (std::uint32_t i = 0; i < multicast_bytes; ++i) wrong += landed[cta * multicast_bytes + i] != input[i];
+    EXPECT_EQ(wrong, 0u) << "CTA " << cta << " received wrong bytes";
+  }
+}
+
+// --- the tensor-map helper -----------------------------------------------------------------
+
+TEST(TensorMap, RejectsWhatTheCopyEngineCannotServe) {
+  // Checked before the driver is asked: no GPU needed.
+  alignas(16) static std::uint16_t tensor[64 * 128];
+  CUtensorMap map;
+  const char* why = nullptr;
+  linpipe::TensorMap2d desc;
+  desc.base = tensor;
+  desc.rows = 64;
+  desc.cols = 128;
+  desc.box_rows = 16;
+  desc.box_cols = 64;
+  linpipe::TensorMap2d bad = desc;
+  bad.base = reinterpret_cast<const std::byte*>(tensor) + 8;
+  EXPECT_EQ(linpipe::encode_tensor_map_2d(&map, bad, &why), cudaErrorInvalidValue);
+  EXPECT_STREQ(why, "encode_tensor_map_2d: base must be a 16-byte aligned device pointer");
+  bad = desc;
+  bad.box_cols = 128;  // 256 bytes, wider than the 128-byte swizzle span
+  EXPECT_EQ(linpipe::encode_tensor_map_2d(&map, bad, &why), cudaErrorInvalidValue);
+  EXPECT_NE(std::string(why).find("swizzle span"), std::string::npos) << why;
+  bad = desc;
+  bad.cols = 100;  // 200-byte rows: not a multiple of 16
+  EXPECT_EQ(linpipe::encode_tensor_map_2d(&map, bad, &why), cudaErrorInvalidValue);
+  EXPECT_NE(std::string(why).find("row stride"), std::string::npos) << why;
+  bad = desc;
+  bad.box_rows = 300;
+  EXPECT_EQ(linpipe::encode_tensor_map_2d(&map, bad, &why), cudaErrorInvalidValue);
+  EXPECT_NE(std::string(why).find("1..256"), std::string::npos) << why;
+}
+
+constexpr int map_rows = 64, map_cols = 128, box_rows = 16, box_cols = 32;
+
+// One TMA load of the box at (col0, row0) through the map into shared memory, copied out.
+__global__ void load_box(const __grid_constant__ CUtensorMap map, int col0, int row0,
+                         std::uint16_t* out, std::uint32_t* timed_out) {
+  __shared__ __align__(128) std::uint16_t box[box_rows * box_cols];
+  __shared__ std::uint64_t bar;
+  if (threadIdx.x == 0) {
+    ptx::mbarrier_init(&bar, 1);
+    ptx::fence_mbarrier_init();
+    (void)ptx::mbarrier_arrive_expect_tx(&bar, sizeof(box));
+    ptx::tma_load_2d(box, &map, col0, row0, &bar);
+    if (!wait_parity(&bar, 0)) atomicAdd(timed_out, 1u);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < box_rows * box_cols; i += blockDim.x) out[i] = box[i];
+}
+
+TEST(TensorMap, EncodedMapLoadsTheBoxItDescribes) {
+  LINPIPE_REQUIRE_GPU();
+  std::vector<std::uint16_t> input(map_rows * map_cols);
+  std::iota(input.begin(), input.end(), std::uint16_t{1});
+  std::uint16_t *tensor = nullptr, *out = nullptr;
+  std::uint32_t* timed_out = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&tensor, input.size() * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMalloc(&out, box_rows * box_cols * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMalloc(&timed_out, sizeof(std::uint32_t)));
+  LINPIPE_CUDA_OK(cudaMemcpy(tensor, input.data(), input.size() * sizeof(std::uint16_t),
+                             cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemset(out, 0xFF, box_rows * box_cols * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMemset(timed_out, 0, sizeof(std::uint32_t)));
+
+  linpipe::TensorMap2d desc;
+  desc.base = tensor;
+  desc.rows = map_rows;
+  desc.cols = map_cols;
+  desc.box_rows = box_rows;
+  desc.box_cols = box_cols;
+  desc.type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;  // so the box lands row-major, easy to check
+  CUtensorMap map;
+  const char* why = "";
+  LINPIPE_CUDA_OK(linpipe::encode_tensor_map_2d(&map, desc, &why));
+  constexpr int col0 = 64, row0 = 32;
+  load_box<<<1, 128>>>(map, col0, row0, out, timed_out);
+  LINPIPE_CUDA_OK(cudaGetLastError());
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto box = to_host(out, box_rows * box_cols);
+  const auto waits = to_host(timed_out, 1);
+  LINPIPE_CUDA_OK(cudaFree(tensor));
+  LINPIPE_CUDA_OK(cudaFree(out));
+  LINPIPE_CUDA_OK(cudaFree(timed_out));
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0], 0u) << "the load never completed on its barrier";
+  ASSERT_EQ(box.size(), static_cast<std::size_t>(box_rows * box_cols));
+  int wrong = 0;
+  for (int r = 0; r < box_rows; ++r)
+    for (int c = 0; c < box_cols; ++c)
+      wrong += box[r * box_cols + c] != input[(row0 + r) * map_cols + col0 + c];
+  EXPECT_EQ(wrong, 0) << "elements of the box differ from the tensor at (" << col0 << ", " << row0 << ")";
+}
+
+}  // namespace

@@ -1,0 +1,142 @@
+// PipelineStorage: one declaration gives a pipeline's payload slots and barriers; and the
+// release policies' derived arrive counts match who actually arrives.
+import linpipe;
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace {
+
+constexpr int stages = 4;
+using Pipeline = linpipe::ProducerConsumerPipeline<stages, linpipe::HostBackend<stages>>;
+
+struct Tile {
+  alignas(64) std::uint32_t words[48];  // 192 bytes, 64-byte aligned like a swizzled tile
+  std::uint32_t item;
+};
+using Storage = linpipe::PipelineStorage<Pipeline, Tile>;
+
+TEST(PipelineStorage, SizedFromTheStageCount) {
+  EXPECT_EQ(Storage::num_stages, stages);
+  EXPECT_EQ(Storage::payload_bytes, sizeof(Tile));
+  EXPECT_EQ(sizeof(Storage::barriers) / sizeof(linpipe::HostSignal),
+            linpipe::HostBackend<stages>::storage_elems());
+  EXPECT_GE(sizeof(Storage), stages * sizeof(Tile) + Pipeline::smem_bytes());
+  EXPECT_EQ(Storage::launch_bytes(), sizeof(Storage) + alignof(Storage) - 16)
+      << "launch_bytes() covers the storage plus the slack to align a 16-byte aligned buffer";
+}
+
+// at() places the storage at the first aligned address, and it ends inside launch_bytes()
+// for every misalignment a dynamic shared-memory buffer may have (multiples of 16).
+TEST(PipelineStorage, AtAlignsInsideLaunchBytes) {
+  auto buffer = std::make_unique<std::byte[]>(Storage::launch_bytes() + 2 * alignof(Storage));
+  std::byte* aligned = buffer.get() + (alignof(Storage) - reinterpret_cast<std::uintptr_t>(buffer.get()) %
+                                                              alignof(Storage));
+  for (std::size_t shift = 0; shift < alignof(Storage); shift += 16) {
+    std::byte* raw = aligned + shift;
+    Storage& storage = Storage::at(raw);
+    const auto* begin = reinterpret_cast<const std::byte*>(&storage);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(begin) % alignof(Tile), 0u) << "shift " << shift;
+    EXPECT_GE(begin, raw);
+    EXPECT_LE(begin + sizeof(Storage), raw + Storage::launch_bytes()) << "shift " << shift;
+    for (int s = 0; s < stages; ++s) {
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(&storage[s]) % alignof(Tile), 0u);
+    }
+    EXPECT_GE(reinterpret_cast<const std::byte*>(storage.barriers),
+              reinterpret_cast<const std::byte*>(&storage[stages - 1]) + sizeof(Tile))
+        << "barriers follow the last slot";
+  }
+}
+
+// The whole protocol over one storage: the producer writes storage[stage], the consumer reads
+// the same slot through its own stage, in order, over several laps.
+TEST(PipelineStorage, StagesIndexTheirOwnSlots) {
+  auto buffer = std::make_unique<std::byte[]>(Storage::launch_bytes());
+  Storage& storage = Storage::at(buffer.get());
+  for (auto& signal : storage.barriers) std::construct_at(&signal);
+  Pipeline(storage.barriers).init_mbars(1, 1);
+  Pipeline producer(storage.barriers, "storage");
+  Pipeline consumer(storage.barriers, "storage");
+  int next = 0;
+  for (int lap = 0; lap < 3; ++lap) {
+    for (int i = 0; i < stages; ++i) {
+      auto stage = producer.acquire_producer();
+      storage[stage].item = static_cast<std::uint32_t>(next++);
+      EXPECT_EQ(&storage[stage], &storage.slots[stage.index()]);
+      stage.mbar().arrive();
+      stage.release();
+    }
+    for (int i = 0; i < stages; ++i) {
+      auto stage = consumer.acquire_consumer();
+      EXPECT_EQ(storage[stage].item, static_cast<std::uint32_t>(lap * stages + i));
+      stage.release();
+    }
+  }
+  for (auto& signal : storage.barriers) std::destroy_at(&signal);
+}
+
+TEST(ReleasePolicies, ArriveCountsFollowWhoArrives) {
+  EXPECT_EQ(linpipe::ReleaseStage::empty_arrive_count(3), 3u);
+  EXPECT_EQ(linpipe::ReleaseToCluster<1>::empty_arrive_count(8), 8u);
+  EXPECT_EQ(linpipe::ReleaseToCluster<2>::empty_arrive_count(8), 16u);
+  EXPECT_EQ(linpipe::ReleaseToCluster<4>::empty_arrive_count(2), 8u);
+}
+
+// ReleaseToCluster<1> on whole warps (each lane a consumer holding the stage): lane 0 of each
+// signalling warp arrives, the others only end their claims, so a ring initialised with the
+// derived count frees the slot exactly when the last signalling warp has released it.
+TEST(ReleasePolicies, LaneGuardedReleaseFreesTheSlotAfterEverySignallingWarp) {
+  constexpr int warps = 2, lanes = 32;
+  linpipe::HostSignal signals[Pipeline::BackendType::storage_elems()];
+  Pipeline(signals).init_mbars(1, linpipe::ReleaseToCluster<1>::empty_arrive_count(warps));
+  Pipeline producer(signals, "warps");
+  std::vector<std::unique_ptr<Pipeline>> consumers;
+  for (int t = 0; t < warps * lanes; ++t) consumers.push_back(std::make_unique<Pipeline>(signals, "warps"));
+
+  for (int i = 0; i < stages; ++i) {  // fill the ring: the producer is back at slot 0
+    auto stage = producer.acquire_producer();
+    stage.mbar().arrive();
+    stage.release();
+  }
+  for (int warp = 0; warp < warps; ++warp) {
+    for (int lane = 0; lane < lanes; ++lane) {
+      const linpipe::ReleaseToCluster<1> release{static_cast<std::uint32_t>(lane), true};
+      release(consumers[warp * lanes + lane]->acquire_consumer());
+    }
+    EXPECT_EQ(static_cast<bool>(producer.try_wait_producer()), warp == warps - 1)
+        << "slot 0 must be free after the last signalling warp, not before (warp " << warp << ")";
+  }
+}
+
+// A non-signalling warp ends its claims without arriving: with one signalling warp counted,
+// the slot frees after that warp alone, whatever the other warp does.
+TEST(ReleasePolicies, NonSignallingWarpDoesNotArrive) {
+  constexpr int lanes = 32;
+  linpipe::HostSignal signals[Pipeline::BackendType::storage_elems()];
+  Pipeline(signals).init_mbars(1, linpipe::ReleaseToCluster<1>::empty_arrive_count(1));
+  Pipeline producer(signals, "warps");
+  for (int i = 0; i < stages; ++i) {
+    auto stage = producer.acquire_producer();
+    stage.mbar().arrive();
+    stage.release();
+  }
+  std::vector<std::unique_ptr<Pipeline>> consumers;
+  for (int t = 0; t < 2 * lanes; ++t) consumers.push_back(std::make_unique<Pipeline>(signals, "warps"));
+  for (int lane = 0; lane < lanes; ++lane) {
+    const linpipe::ReleaseToCluster<1> silent{static_cast<std::uint32_t>(lane), false};
+    silent(consumers[lanes + lane]->acquire_consumer());
+  }
+  EXPECT_FALSE(static_cast<bool>(producer.try_wait_producer())) << "a silent warp arrived";
+  for (int lane = 0; lane < lanes; ++lane) {
+    const linpipe::ReleaseToCluster<1> signalling{static_cast<std::uint32_t>(lane), true};
+    signalling(consumers[lane]->acquire_consumer());
+  }
+  EXPECT_TRUE(static_cast<bool>(producer.try_wait_producer()));
+}
+
+}  // namespace
