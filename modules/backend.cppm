@@ -18,8 +18,10 @@ export module linpipe:backend;
 
 export namespace linpipe {
 
+// A backend object is a handle over its storage (the NVIDIA one is a single pointer): stages
+// carry a copy, so it must be cheap to copy.
 template <class B>
-concept PipelineBackend = requires(B backend, typename B::BarrierStorage* storage,
+concept PipelineBackend = std::copyable<B> && requires(B backend, typename B::BarrierStorage* storage,
                                    typename B::Handle handle, std::uint32_t stage,
                                    std::uint32_t lap, std::uint32_t count,
                                    std::uint64_t budget_ticks, std::uint32_t hint_ns) {

@@ -45,7 +45,7 @@ class ProducerConsumerPipeline {
                 "stages to overlap copies with compute)");
   static_assert(PipelineBackend<Backend>,
                 "linpipe::ProducerConsumerPipeline<NumStages, Backend>: Backend must model "
-                "linpipe::PipelineBackend (BarrierStorage, Handle, storage_elems(), "
+                "linpipe::PipelineBackend (copyable; BarrierStorage, Handle, storage_elems(), "
                 "init_barriers, wait/try/arrive_full/empty, full/empty_handle); use "
                 "NvidiaMbarBackend<NumStages> or HostBackend<NumStages>");
   static_assert(Backend::storage_elems() == 2 * static_cast<std::size_t>(NumStages),

@@ -15,6 +15,7 @@ module;
 #include <__clang_cuda_runtime_wrapper.h>
 #endif
 #include <cstdint>
+#include <type_traits>
 export module linpipe:stage;
 import :config;
 import :backend;
@@ -26,36 +27,62 @@ import :nvidia_mbar_backend;
 
 namespace linpipe::detail {
 
-// What both stage kinds hold: the pipeline (null once released or moved from), slot and lap.
-template <class Pipeline, Role StageRole>
+// Release builds keep no pipeline pointer in a stage: see StageClaim.
+struct NoPipeline {
+  LINPIPE_HOST_DEVICE constexpr NoPipeline(const void*) {}
+};
+
+// What both stage kinds hold: a copy of the backend (a handle: one pointer to the barriers),
+// the slot and lap, and whether the claim is live. Not a pointer to the pipeline: a stage kept
+// in a StageLag's array would then pin the pipeline object in local memory, and every release
+// would load the barrier base from there (GEMM: a 56-byte stack frame, ld.local per release).
+// Debug builds also keep the pipeline, for its held-slot bookkeeping and the reports.
+template <class Pipeline, class Backend, Role StageRole>
 class StageClaim {
  protected:
-  LINPIPE_HOST_DEVICE StageClaim(Pipeline* pipeline, std::uint32_t index, std::uint32_t lap)
-      : pipeline_(pipeline), index_(index), lap_(lap) {}
+  using Owner = std::conditional_t<debug_checks, Pipeline*, NoPipeline>;
+
+  LINPIPE_HOST_DEVICE StageClaim(Pipeline* pipeline, const Backend& backend, std::uint32_t index,
+                                 std::uint32_t lap)
+      : backend_(backend), index_(index), lap_(lap), live_(true), owner_(pipeline) {}
   // An empty claim (a StageLag's free slot): nothing to release.
-  LINPIPE_HOST_DEVICE StageClaim() : pipeline_(nullptr), index_(0), lap_(0) {}
-  LINPIPE_HOST_DEVICE bool live() const { return pipeline_ != nullptr; }
+  LINPIPE_HOST_DEVICE StageClaim()
+      : backend_(static_cast<typename Backend::BarrierStorage*>(nullptr)),
+        index_(0),
+        lap_(0),
+        live_(false),
+        owner_(nullptr) {}
+  LINPIPE_HOST_DEVICE bool live() const { return live_; }
   LINPIPE_HOST_DEVICE StageClaim(StageClaim&& other) noexcept
-      : pipeline_(other.pipeline_), index_(other.index_), lap_(other.lap_) {
-    other.pipeline_ = nullptr;
+      : backend_(other.backend_),
+        index_(other.index_),
+        lap_(other.lap_),
+        live_(other.live_),
+        owner_(other.owner_) {
+    other.live_ = false;
   }
   LINPIPE_HOST_DEVICE void take(StageClaim& other) {
     check_released();
-    pipeline_ = other.pipeline_;
+    backend_ = other.backend_;
     index_ = other.index_;
     lap_ = other.lap_;
-    other.pipeline_ = nullptr;
+    live_ = other.live_;
+    owner_ = other.owner_;
+    other.live_ = false;
   }
   // The debug backstop: a live claim being destroyed or overwritten.
   LINPIPE_HOST_DEVICE void check_released() const {
     if constexpr (debug_checks) {
-      if (pipeline_ != nullptr) report_unreleased_stage(pipeline_->location(index_, lap_, StageRole));
+      if (live_) report_unreleased_stage(owner_->location(index_, lap_, StageRole));
     }
   }
 
-  Pipeline* pipeline_;
+  // mutable: a backend is a handle, and its members (handles, arrivals) do not change it.
+  mutable Backend backend_;
   std::uint32_t index_;
   std::uint32_t lap_;
+  bool live_;
+  [[no_unique_address]] Owner owner_;
 };
 
 }  // namespace linpipe::detail
@@ -90,7 +117,7 @@ template <class T>
 // arrives through arrive()/mbar()). Neither moves the cursor: acquiring did.
 template <int NumStages, class Backend>
 class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
-ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>, Role::consumer> {
+ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>, Backend, Role::consumer> {
   static_assert(PipelineBackend<Backend>,
                 "linpipe::ConsumerStage<NumStages, Backend>: Backend must model "
                 "linpipe::PipelineBackend");
@@ -98,10 +125,10 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
                 "linpipe::ConsumerStage<NumStages, Backend>: Backend was built for a different stage "
                 "count; use the pipeline's own type, Pipeline::ConsumerStageType");
   using Pipeline = ProducerConsumerPipeline<NumStages, Backend>;
-  using Claim = detail::StageClaim<Pipeline, Role::consumer>;
+  using Claim = detail::StageClaim<Pipeline, Backend, Role::consumer>;
+  using Claim::backend_;
   using Claim::index_;
   using Claim::lap_;
-  using Claim::pipeline_;
 
  public:
   using Handle = typename Backend::Handle;
@@ -130,17 +157,17 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   // The empty barrier's handle, for special signalling (e.g. remote arrives in a cluster).
   [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
   Handle mbar() const {
-    return pipeline_->consumer_mbar(index_);
+    return backend_.empty_handle(index_);
   }
   // Arrives on the empty barrier without consuming; follow with release_without_signal().
   [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals"),
     clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void arrive() const {
-    pipeline_->backend().arrive_empty(index_);
+    backend_.arrive_empty(index_);
   }
   // Arrives on this slot's empty barrier (the producer may refill it) and ends the claim.
   [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
     clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void release() {
-    pipeline_->backend().arrive_empty(index_);
+    backend_.arrive_empty(index_);
     finish();
   }
   // Ends the claim without arriving: the signal was sent through arrive() or mbar().
@@ -153,17 +180,18 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   friend Pipeline;
   [[clang::return_typestate(unconsumed)]] LINPIPE_HOST_DEVICE ConsumerStage(
       Pipeline* pipeline, std::uint32_t index, std::uint32_t lap)
-      : Claim(pipeline, index, lap) {}
+      : Claim(pipeline, pipeline->backend(), index, lap) {}
   // StageLag's free slots start empty (and so consumed).
   template <class, int, class>
   friend class StageLag;
   [[clang::return_typestate(consumed)]] LINPIPE_HOST_DEVICE ConsumerStage() {}
   using Claim::live;
 
-  // Ends the claim: the pipeline forgets the slot (debug bookkeeping); this stage is empty.
+  // Ends the claim: debug builds tell the pipeline (a friend of this class, not of the
+  // claim) that the slot is free again.
   LINPIPE_HOST_DEVICE void finish() {
-    pipeline_->unclaim(Role::consumer, index_);
-    pipeline_ = nullptr;
+    if constexpr (debug_checks) this->owner_->unclaim(Role::consumer, index_);
+    this->live_ = false;
   }
 };
 
@@ -172,7 +200,7 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
 // completion, or by mbar().arrive().
 template <int NumStages, class Backend>
 class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
-ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>, Role::producer> {
+ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>, Backend, Role::producer> {
   static_assert(PipelineBackend<Backend>,
                 "linpipe::ProducerStage<NumStages, Backend>: Backend must model "
                 "linpipe::PipelineBackend");
@@ -180,10 +208,10 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
                 "linpipe::ProducerStage<NumStages, Backend>: Backend was built for a different stage "
                 "count; use the pipeline's own type, Pipeline::ProducerStageType");
   using Pipeline = ProducerConsumerPipeline<NumStages, Backend>;
-  using Claim = detail::StageClaim<Pipeline, Role::producer>;
+  using Claim = detail::StageClaim<Pipeline, Backend, Role::producer>;
+  using Claim::backend_;
   using Claim::index_;
   using Claim::lap_;
-  using Claim::pipeline_;
 
  public:
   using Handle = typename Backend::Handle;
@@ -210,7 +238,7 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   // The full barrier's handle: expect-tx bytes, the copy engine's completion, or arrive().
   [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
   Handle mbar() const {
-    return pipeline_->producer_mbar(index_);
+    return backend_.full_handle(index_);
   }
   // Ends the claim; signals nothing (see mbar()).
   [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume")]] LINPIPE_HOST_DEVICE void
@@ -222,17 +250,18 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   friend Pipeline;
   [[clang::return_typestate(unconsumed)]] LINPIPE_HOST_DEVICE ProducerStage(
       Pipeline* pipeline, std::uint32_t index, std::uint32_t lap)
-      : Claim(pipeline, index, lap) {}
+      : Claim(pipeline, pipeline->backend(), index, lap) {}
   // StageLag's free slots start empty (and so consumed).
   template <class, int, class>
   friend class StageLag;
   [[clang::return_typestate(consumed)]] LINPIPE_HOST_DEVICE ProducerStage() {}
   using Claim::live;
 
-  // Ends the claim: the pipeline forgets the slot (debug bookkeeping); this stage is empty.
+  // Ends the claim: debug builds tell the pipeline (a friend of this class, not of the
+  // claim) that the slot is free again.
   LINPIPE_HOST_DEVICE void finish() {
-    pipeline_->unclaim(Role::producer, index_);
-    pipeline_ = nullptr;
+    if constexpr (debug_checks) this->owner_->unclaim(Role::producer, index_);
+    this->live_ = false;
   }
 };
 
