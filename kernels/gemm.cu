@@ -30,15 +30,17 @@ constexpr int consumer_warpgroups = 2;
 constexpr int threads = 128 * (1 + consumer_warpgroups);
 constexpr int accumulators = block_n / 2;  // fp32 registers a consumer thread holds
 
-// One stage's tiles (bf16 bits), K-major. The 128B swizzle repeats every 1024 bytes, so each
-// tile starts on a 1024-byte boundary.
-struct StageTiles {
-  alignas(1024) std::uint16_t a[block_m * block_k];
-  alignas(1024) std::uint16_t b[block_n * block_k];
+// One stage's tiles (bf16 bits), K-major, each in its own ring. The 128B swizzle repeats every
+// 1024 bytes, so each tile starts on a 1024-byte boundary.
+struct TileA {
+  alignas(1024) std::uint16_t elems[block_m * block_k];
+};
+struct TileB {
+  alignas(1024) std::uint16_t elems[block_n * block_k];
 };
 
 using Pipeline = ProducerConsumerPipeline<stages>;
-using Storage = PipelineStorage<Pipeline, StageTiles>;
+using Storage = PipelineStorage<Pipeline, TileA, TileB>;
 constexpr std::size_t smem_bytes = Storage::launch_bytes();
 
 // The tiles one cluster computes, cluster by cluster: (tile row unit, tile column) pairs,
@@ -74,14 +76,15 @@ __device__ void produce(Pipeline& pipe, Storage& storage, const CUtensorMap* map
     const int tm = unit * Cluster + static_cast<int>(rank);
     for (int kt = 0; kt < grid.k_tiles; ++kt) {
       auto stage = pipe.acquire_producer();
-      StageTiles& tiles = storage[stage];
+      std::uint16_t* a = storage.slot<TileA>(stage).elems;
+      std::uint16_t* b = storage.slot<TileB>(stage).elems;
       const auto full = stage.mbar();
       full.arrive_expect_tx(Storage::payload_bytes);  // own A, every CTA's share of B
-      ptx::tma_load_2d(tiles.a, map_a, kt * block_k, tm * block_m, full.address());
+      ptx::tma_load_2d(a, map_a, kt * block_k, tm * block_m, full.address());
       if constexpr (Cluster == 1) {
-        ptx::tma_load_2d(tiles.b, map_b, kt * block_k, tn * block_n, full.address());
+        ptx::tma_load_2d(b, map_b, kt * block_k, tn * block_n, full.address());
       } else {
-        ptx::tma_load_2d_multicast(tiles.b + rank * b_rows * block_k, map_b, kt * block_k,
+        ptx::tma_load_2d_multicast(b + rank * b_rows * block_k, map_b, kt * block_k,
                                    tn * block_n + static_cast<int>(rank) * b_rows, full.address(),
                                    static_cast<std::uint16_t>((1u << Cluster) - 1));
       }
@@ -141,9 +144,9 @@ __device__ void consume(Pipeline& pipe, Storage& storage, std::uint16_t* c, int 
     StageLag<Pipeline::ConsumerStageType, 1, ReleaseToCluster<Cluster>> retiring(release);
     for (int kt = 0; kt < grid.k_tiles; ++kt) {
       auto stage = pipe.acquire_consumer();
-      const StageTiles& tiles = storage[stage];
-      const std::uint32_t a = ptx::shared_address(tiles.a + warpgroup * 64 * block_k);
-      const std::uint32_t b = ptx::shared_address(tiles.b);
+      const std::uint32_t a =
+          ptx::shared_address(storage.slot<TileA>(stage).elems + warpgroup * 64 * block_k);
+      const std::uint32_t b = ptx::shared_address(storage.slot<TileB>(stage).elems);
       const std::uint64_t a_desc = ptx::wgmma_desc_k_major_sw128(a);
       const std::uint64_t b_desc = ptx::wgmma_desc_k_major_sw128(b);
       ptx::wgmma_fence();

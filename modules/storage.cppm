@@ -1,15 +1,16 @@
-// linpipe:storage — one declaration for a pipeline's memory: NumStages typed payload slots plus
-// the barriers (Mojo's pipeline storage, CUTLASS's SharedStorage), so kernels stop adding byte
-// offsets by hand and expect-tx counts come from sizeof(Payload) instead of arithmetic that
-// can drift from the layout.
+// linpipe:storage — one declaration for a pipeline's memory: a ring of NumStages slots for each
+// tile type a stage carries, then the barriers (Mojo's pipeline storage, CUTLASS's
+// SharedStorage), so kernels stop adding byte offsets by hand and expect-tx counts come from
+// the tile types instead of arithmetic that can drift from the layout.
 //
-//   struct Tiles { alignas(1024) bf16 a[128 * 64]; alignas(1024) bf16 b[256 * 64]; };
-//   using Storage = linpipe::PipelineStorage<Pipeline, Tiles>;
+//   struct TileA { alignas(1024) bf16 v[128 * 64]; };
+//   struct TileB { alignas(1024) bf16 v[256 * 64]; };
+//   using Storage = linpipe::PipelineStorage<Pipeline, TileA, TileB>;
 //   extern __shared__ std::byte smem[];              // launch with Storage::launch_bytes()
-//   Storage& storage = Storage::at(smem);            // aligned to alignof(Tiles) here
+//   Storage& storage = Storage::at(smem);            // aligned for the tiles here
 //   Pipeline pipe(storage.barriers);
-//   stage.mbar().arrive_expect_tx(Storage::payload_bytes);
-//   tma_load(storage[stage].a, ...);
+//   stage.mbar().arrive_expect_tx(Storage::payload_bytes);   // sizeof(TileA) + sizeof(TileB)
+//   tma_load(storage.slot<TileA>(stage).v, ...);
 module;
 #include "linpipe_macros.h"
 #if defined(__CUDA__)
@@ -19,6 +20,7 @@ module;
 #include <cstdint>
 #include <type_traits>
 export module linpipe:storage;
+import :backend;
 
 namespace linpipe::detail {
 
@@ -26,8 +28,8 @@ namespace linpipe::detail {
 template <std::size_t StorageBytes, std::size_t BudgetBytes>
 struct FitsBudget {
   static_assert(StorageBytes <= BudgetBytes,
-                "linpipe::PipelineStorage<Pipeline, Payload>: NumStages x sizeof(Payload) plus the "
-                "barriers and alignment slack exceed the backend's memory budget (see "
+                "linpipe::PipelineStorage<Pipeline, Tiles...>: NumStages x the tiles' bytes plus "
+                "the barriers and alignment slack exceed the backend's memory budget (see "
                 "FitsBudget<StorageBytes, BudgetBytes> below; on the GPU, the shared memory one "
                 "block may use): use fewer stages or smaller tiles");
   static constexpr bool value = true;
@@ -44,32 +46,69 @@ constexpr std::size_t storage_budget_bytes() {
   }
 }
 
+// One ring per tile type, NumStages slots each, in the order given: all stages of the first
+// tile, then all of the next (CUTLASS's layout). Measured on the H200 GEMM (docs/benchmarks.md,
+// 2026-12-04): 2-3% faster than one struct per stage holding its A and B tiles side by side.
+template <int NumStages, class... Tiles>
+struct Rings {};
+template <int NumStages, class Tile, class... Rest>
+struct Rings<NumStages, Tile, Rest...> {
+  Tile ring[NumStages];
+  [[no_unique_address]] Rings<NumStages, Rest...> rest;
+};
+
+template <std::size_t I, int NumStages, class Tile, class... Rest>
+LINPIPE_HOST_DEVICE constexpr auto& ring_at(Rings<NumStages, Tile, Rest...>& rings) {
+  if constexpr (I == 0) {
+    return rings.ring;
+  } else {
+    return ring_at<I - 1>(rings.rest);
+  }
+}
+
+// The position of Tile in Tiles...; sizeof...(Tiles) if absent.
+template <class Tile, class... Tiles>
+constexpr std::size_t index_of() {
+  constexpr bool same[] = {std::is_same_v<Tile, Tiles>..., false};
+  std::size_t i = 0;
+  while (i < sizeof...(Tiles) && !same[i]) ++i;
+  return i;
+}
+template <class Tile, class... Tiles>
+constexpr std::size_t count_of = (std::size_t{std::is_same_v<Tile, Tiles>} + ... + 0);
+
+template <class Stage>
+concept SlotOwner = requires(const Stage& stage) { stage.index(); };
+
 }  // namespace linpipe::detail
 
 export namespace linpipe {
 
-// NumStages payload slots (one per ring stage) followed by the pipeline's barriers. Place one
-// in shared memory with at(); index it with a stage (storage[stage]) or a slot number.
-template <class Pipeline, class Payload>
+// A ring of NumStages slots per tile type (see detail::Rings), followed by the pipeline's
+// barriers. Place one in shared memory with at(); reach a stage's slot with slot<Tile>(stage)
+// or slot<I>(stage), or storage[stage] when a stage carries one tile type.
+template <class Pipeline, class... Tiles>
 struct PipelineStorage {
   using Backend = typename Pipeline::BackendType;
   using BarrierStorage = typename Pipeline::BarrierStorage;
-  using PayloadType = Payload;
   static constexpr int num_stages = Pipeline::num_stages;
 
-  static_assert(std::is_trivially_default_constructible_v<Payload> &&
-                    std::is_trivially_destructible_v<Payload>,
-                "linpipe::PipelineStorage<Pipeline, Payload>: Payload must be trivially "
+  static_assert(sizeof...(Tiles) >= 1,
+                "linpipe::PipelineStorage<Pipeline, Tiles...>: name the tile type(s) one stage "
+                "carries, e.g. PipelineStorage<Pipeline, TileA, TileB>");
+  static_assert(((std::is_trivially_default_constructible_v<Tiles> &&
+                  std::is_trivially_destructible_v<Tiles>) && ...),
+                "linpipe::PipelineStorage<Pipeline, Tiles...>: every tile type must be trivially "
                 "constructible and destructible (shared memory runs no constructors); use "
                 "arrays of plain element types");
 
-  // Payload first: its alignment (1024 bytes for 128B-swizzled TMA tiles) starts the storage,
-  // and every slot keeps it because sizeof(Payload) is a multiple of alignof(Payload).
-  Payload slots[num_stages];
+  // Tiles first: the most aligned one (1024 bytes for 128B-swizzled TMA tiles) sets the
+  // storage's alignment, and every slot keeps its type's alignment.
+  detail::Rings<num_stages, Tiles...> rings;
   BarrierStorage barriers[Backend::storage_elems()];
 
-  // Bytes of one stage's payload: the expect-tx count of a stage filled whole by async copies.
-  static constexpr std::uint32_t payload_bytes = static_cast<std::uint32_t>(sizeof(Payload));
+  // Bytes of one stage's tiles: the expect-tx count of a stage filled whole by async copies.
+  static constexpr std::uint32_t payload_bytes = tx_bytes<Tiles...>;
 
   // Bytes of raw memory at() needs: the storage plus slack to align it (a dynamic
   // shared-memory array is only guaranteed 16-byte alignment). Launch with this many bytes of
@@ -81,18 +120,45 @@ struct PipelineStorage {
     return bytes;
   }
 
-  LINPIPE_HOST_DEVICE Payload& operator[](std::uint32_t slot) { return slots[slot]; }
-  LINPIPE_HOST_DEVICE const Payload& operator[](std::uint32_t slot) const { return slots[slot]; }
-  // The slot a live stage owns (a ProducerStage or ConsumerStage). The stage must be live
-  // where this is called: -Wconsumed flags storage[stage] after the stage was released.
-  template <class Stage>
-    requires requires(const Stage& s) { s.index(); }
-  LINPIPE_HOST_DEVICE Payload& operator[](const Stage& stage [[clang::param_typestate(unconsumed)]]) {
-    return slots[stage.index()];
+  // The whole ring of the I-th tile type, or of type Tile: Tile (&)[NumStages].
+  template <std::size_t I>
+  LINPIPE_HOST_DEVICE auto& ring() {
+    static_assert(I < sizeof...(Tiles), "linpipe::PipelineStorage::ring<I>: I is past the last tile type");
+    return detail::ring_at<I>(rings);
+  }
+  template <class Tile>
+  LINPIPE_HOST_DEVICE auto& ring() {
+    static_assert(detail::count_of<Tile, Tiles...> == 1,
+                  "linpipe::PipelineStorage::ring<Tile>: Tile must be exactly one of the storage's "
+                  "tile types; use ring<I>() when two rings share a type");
+    return ring<detail::index_of<Tile, Tiles...>()>();
+  }
+
+  // The slot a live stage (a ProducerStage or ConsumerStage) owns in the ring of the I-th tile
+  // type, or of type Tile. -Wconsumed flags a call with a stage already released.
+  template <std::size_t I, detail::SlotOwner Stage>
+  LINPIPE_HOST_DEVICE auto& slot(const Stage& stage [[clang::param_typestate(unconsumed)]]) {
+    return ring<I>()[stage.index()];
+  }
+  template <class Tile, detail::SlotOwner Stage>
+  LINPIPE_HOST_DEVICE Tile& slot(const Stage& stage [[clang::param_typestate(unconsumed)]]) {
+    return ring<Tile>()[stage.index()];
+  }
+
+  // One tile type: storage[stage] is slot<0>(stage), storage[n] the n-th slot.
+  template <detail::SlotOwner Stage>
+    requires(sizeof...(Tiles) == 1)
+  LINPIPE_HOST_DEVICE auto& operator[](const Stage& stage [[clang::param_typestate(unconsumed)]]) {
+    return ring<0>()[stage.index()];
+  }
+  LINPIPE_HOST_DEVICE auto& operator[](std::uint32_t n)
+    requires(sizeof...(Tiles) == 1)
+  {
+    return ring<0>()[n];
   }
 
   // The storage at the first suitably aligned address of `raw`, which must hold launch_bytes().
-  // Nothing is constructed (Payload is trivial); barriers still need init_mbars().
+  // Nothing is constructed (the tiles are trivial); barriers still need init_mbars().
   LINPIPE_HOST_DEVICE static PipelineStorage& at(void* raw) {
     (void)launch_bytes();  // the budget check, for kernels that size memory another way
     constexpr std::uintptr_t align = alignof(PipelineStorage);

@@ -67,7 +67,7 @@ TEST(PipelineStorage, StagesIndexTheirOwnSlots) {
     for (int i = 0; i < stages; ++i) {
       auto stage = producer.acquire_producer();
       storage[stage].item = static_cast<std::uint32_t>(next++);
-      EXPECT_EQ(&storage[stage], &storage.slots[stage.index()]);
+      EXPECT_EQ(&storage[stage], &storage.ring<0>()[stage.index()]);
       stage.mbar().arrive();
       stage.release();
     }
@@ -76,6 +76,43 @@ TEST(PipelineStorage, StagesIndexTheirOwnSlots) {
       EXPECT_EQ(storage[stage].item, static_cast<std::uint32_t>(lap * stages + i));
       stage.release();
     }
+  }
+  for (auto& signal : storage.barriers) std::destroy_at(&signal);
+}
+
+// Several tile types: one ring each, in the order given, then the barriers; a stage's slot in
+// each ring is the one its index names, by type or by position.
+struct TileA {
+  alignas(128) std::uint16_t elems[64 * 16];
+};
+struct TileB {
+  alignas(256) std::uint16_t elems[128 * 16];
+};
+using TwoRings = linpipe::PipelineStorage<Pipeline, TileA, TileB>;
+
+TEST(PipelineStorage, OneRingPerTileType) {
+  EXPECT_EQ(TwoRings::payload_bytes, sizeof(TileA) + sizeof(TileB));
+  EXPECT_EQ(TwoRings::payload_bytes, (linpipe::tx_bytes<TileA, TileB>));
+  auto buffer = std::make_unique<std::byte[]>(TwoRings::launch_bytes());
+  TwoRings& storage = TwoRings::at(buffer.get());
+  const auto* a = reinterpret_cast<const std::byte*>(&storage.ring<TileA>());
+  const auto* b = reinterpret_cast<const std::byte*>(&storage.ring<1>());
+  EXPECT_EQ(a, reinterpret_cast<const std::byte*>(&storage)) << "the first ring starts the storage";
+  EXPECT_EQ(b, a + stages * sizeof(TileA)) << "ring B follows all of ring A";
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b) % alignof(TileB), 0u);
+  EXPECT_GE(reinterpret_cast<const std::byte*>(storage.barriers), b + stages * sizeof(TileB));
+  EXPECT_LE(reinterpret_cast<const std::byte*>(storage.barriers + Pipeline::BackendType::storage_elems()),
+            buffer.get() + TwoRings::launch_bytes());
+
+  for (auto& signal : storage.barriers) std::construct_at(&signal);
+  Pipeline(storage.barriers).init_mbars(1, 1);
+  Pipeline producer(storage.barriers, "two rings");
+  for (int i = 0; i < stages; ++i) {
+    auto stage = producer.acquire_producer();
+    EXPECT_EQ(&storage.slot<TileA>(stage), &storage.ring<0>()[i]);
+    EXPECT_EQ(&storage.slot<1>(stage), &storage.ring<TileB>()[i]);
+    stage.mbar().arrive();
+    stage.release();
   }
   for (auto& signal : storage.barriers) std::destroy_at(&signal);
 }
