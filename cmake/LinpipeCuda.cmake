@@ -42,6 +42,32 @@ function(linpipe_find_cuda)
   set(LINPIPE_CUDA_PATH "${path}" CACHE PATH "CUDA toolkit used by linpipe's CUDA flavour")
 endfunction()
 
+# The build's own compile flags (CMAKE_CXX_FLAGS, the build type's, LINPIPE_CUDA_BMI_FLAGS).
+function(_linpipe_cuda_build_flags out)
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
+  separate_arguments(flags UNIX_COMMAND
+                     "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${config}} ${LINPIPE_CUDA_BMI_FLAGS}")
+  set(${out} ${flags} PARENT_SCOPE)
+endfunction()
+
+# The device side is always optimised: at -O0 (with -g, ptxas's device-debug mode) ptxas
+# serialises wgmma and ignores setmaxnreg, so a debug build's kernels would not be the kernels
+# the benchmarks time, and the serialisation gate rejects them. A build whose flags do not
+# optimise (Debug) keeps its host side as it is and gets -O2 on the device side; one that
+# does (-O1/-O2/-O3/-Os) is left alone.
+function(_linpipe_cuda_device_opt out)
+  _linpipe_cuda_build_flags(flags)
+  set(opt -O2)
+  foreach(flag IN LISTS flags)
+    if(flag STREQUAL "-O0")
+      set(opt -O2)
+    elseif(flag MATCHES "^-O")
+      set(opt "")
+    endif()
+  endforeach()
+  set(${out} ${opt} PARENT_SCOPE)
+endfunction()
+
 # The flags every CUDA compile in this flavour shares (BMIs and importers alike).
 function(_linpipe_cuda_common_flags out arch)
   set(${out} -x cuda --cuda-path=${LINPIPE_CUDA_PATH} --cuda-gpu-arch=${arch}
@@ -71,10 +97,12 @@ function(_linpipe_cuda_bmis side out_dir out_files)
     endif()
     _linpipe_cuda_common_flags(flags ${arch})
     # What CMake gives every CXX compile of this build, so BMI and importer agree.
-    string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
-    separate_arguments(build_flags UNIX_COMMAND
-                       "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${config}} ${LINPIPE_CUDA_BMI_FLAGS}")
+    _linpipe_cuda_build_flags(build_flags)
     list(PREPEND flags ${LINPIPE_CUDA_STD} ${build_flags})
+    if(NOT side STREQUAL "host")
+      _linpipe_cuda_device_opt(device_opt)
+      list(APPEND flags ${device_opt})
+    endif()
     set(built "")
     foreach(unit IN LISTS LINPIPE_MODULE_PARTITIONS ITEMS "")
       if(unit STREQUAL "")
@@ -129,12 +157,16 @@ function(linpipe_target_cuda_sources target)
   list(REMOVE_ITEM flags --cuda-gpu-arch=${first_arch})
   set(depends ${host_bmis})
   set(module_flags -Xarch_host "-fprebuilt-module-path=${host_dir}")
+  _linpipe_cuda_device_opt(device_opt)
   add_dependencies(${target} linpipe_cuda_bmis_host)
   foreach(arch IN LISTS archs)
     _linpipe_cuda_bmis(${arch} device_dir device_bmis)
     list(APPEND depends ${device_bmis})
     list(APPEND flags --cuda-gpu-arch=${arch})
     list(APPEND module_flags -Xarch_${arch} "-fprebuilt-module-path=${device_dir}")
+    foreach(opt IN LISTS device_opt)
+      list(APPEND module_flags -Xarch_${arch} ${opt})
+    endforeach()
     add_dependencies(${target} linpipe_cuda_bmis_${arch})
   endforeach()
   # CUDA's builtin-variable helpers are `static` in both the module and the importer: benign.
