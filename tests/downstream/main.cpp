@@ -1,24 +1,44 @@
-// Downstream C++: one hand-off through the host backend.
+// Downstream C++: items through the host backend between two threads. The standard headers
+// come after `import linpipe;` on purpose: a user's file may include anything in any order.
 import linpipe;
 
+#include <algorithm>
 #include <cstdio>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
 
 int main() {
-  using Pipeline = linpipe::ProducerConsumerPipeline<2, linpipe::HostBackend<2>>;
-  linpipe::HostSignal signals[linpipe::HostBackend<2>::storage_elems()];
-  Pipeline(signals).init_mbars(1, 1);
-  Pipeline producer(signals, "downstream");
-  Pipeline consumer(signals, "downstream");
-  int ring[2] = {};
-  {
+  constexpr int stages = 2, items = 1000;
+  using Pipeline = linpipe::ProducerConsumerPipeline<stages, linpipe::HostBackend<stages>>;
+  auto signals = std::make_unique<linpipe::HostSignal[]>(linpipe::HostBackend<stages>::storage_elems());
+  Pipeline(signals.get()).init_mbars(1, 1);
+  std::vector<int> ring(stages);
+  std::vector<int> received;
+  std::thread consumer_thread([&] {
+    Pipeline consumer(signals.get(), "downstream");
+    for (int i = 0; i < items; ++i) {
+      auto stage = consumer.acquire_consumer();
+      received.push_back(ring[stage.index()]);
+      stage.release();
+    }
+  });
+  Pipeline producer(signals.get(), "downstream");
+  for (int i = 0; i < items; ++i) {
     auto stage = producer.acquire_producer();
-    ring[stage.index()] = 7;
+    ring[stage.index()] = i;
     stage.mbar().arrive();
     stage.release();
   }
-  auto stage = consumer.acquire_consumer();
-  const int value = ring[stage.index()];
-  stage.release();
-  std::printf("downstream_app: received %d\n", value);
-  return value == 7 ? 0 : 1;
+  producer.drain();
+  consumer_thread.join();
+  std::vector<int> expected(items);
+  std::iota(expected.begin(), expected.end(), 0);
+  const bool in_order = std::equal(received.begin(), received.end(), expected.begin(), expected.end());
+  std::cout << "downstream_app: received " << received.size() << " items"
+            << std::string(in_order ? ", in order" : ", OUT OF ORDER") << "\n";
+  return in_order ? 0 : 1;
 }
