@@ -10,6 +10,7 @@ set(LINPIPE_MODULE_PARTITIONS
   ptx_cluster
   ptx_sync
   backend
+  barrier_roles
   nvidia_mbar_backend
   host_backend
   diagnostics

@@ -11,6 +11,7 @@ export import :ptx_wgmma;
 export import :ptx_cluster;
 export import :ptx_sync;
 export import :backend;
+export import :barrier_roles;
 export import :nvidia_mbar_backend;
 export import :host_backend;
 export import :diagnostics;

@@ -15,6 +15,7 @@ export module linpipe:pipeline;
 import :config;
 import :clock;
 import :backend;
+import :barrier_roles;
 import :diagnostics;
 import :stage;
 import :scope;
@@ -56,6 +57,8 @@ class ProducerConsumerPipeline {
   using BackendType = Backend;
   using BarrierStorage = typename Backend::BarrierStorage;
   using Handle = typename Backend::Handle;
+  using FullBarrierType = FullBarrier<Handle>;
+  using EmptyBarrierType = EmptyBarrier<Handle>;
   using ProducerStageType = ProducerStage<NumStages, Backend>;
   using ConsumerStageType = ConsumerStage<NumStages, Backend>;
   using ProduceScope = StageScope<ProducerConsumerPipeline, ScopeRelease::produce>;
@@ -120,11 +123,11 @@ class ProducerConsumerPipeline {
   }
 
   // The full barrier of `stage` (the producer signals it) and the empty one (consumers do).
-  LINPIPE_HOST_DEVICE Handle producer_mbar(std::uint32_t stage) {
-    return backend_.full_handle(stage);
+  LINPIPE_HOST_DEVICE FullBarrierType producer_mbar(std::uint32_t stage) {
+    return FullBarrierType(backend_.full_handle(stage));
   }
-  LINPIPE_HOST_DEVICE Handle consumer_mbar(std::uint32_t stage) {
-    return backend_.empty_handle(stage);
+  LINPIPE_HOST_DEVICE EmptyBarrierType consumer_mbar(std::uint32_t stage) {
+    return EmptyBarrierType(backend_.empty_handle(stage));
   }
 
   // Where each role's cursor is: the slot and lap its next wait or acquire uses.

@@ -39,7 +39,7 @@ class [[nodiscard]] StageScope {
   // The ring slot this scope holds.
   LINPIPE_HOST_DEVICE std::uint32_t index() const { return index_; }
   // The full barrier (produce()) or the empty barrier (consume scopes) of this slot.
-  LINPIPE_HOST_DEVICE Handle mbar() const {
+  LINPIPE_HOST_DEVICE auto mbar() const {
     if constexpr (is_producer) {
       return pipeline_.producer_mbar(index_);
     } else {

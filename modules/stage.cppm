@@ -19,6 +19,7 @@ module;
 export module linpipe:stage;
 import :config;
 import :backend;
+import :barrier_roles;
 import :diagnostics;
 import :host_backend;
 #if defined(__CUDA__)
@@ -154,10 +155,11 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE std::uint32_t lap() const {
     return lap_;
   }
-  // The empty barrier's handle, for special signalling (e.g. remote arrives in a cluster).
+  // The empty barrier, for special signalling (e.g. remote arrives in a cluster): arrivals
+  // only; expect-tx and complete-tx there fail to compile (they belong on the full barrier).
   [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
-  Handle mbar() const {
-    return backend_.empty_handle(index_);
+  EmptyBarrier<Handle> mbar() const {
+    return EmptyBarrier<Handle>(backend_.empty_handle(index_));
   }
   // Arrives on the empty barrier without consuming; follow with release_without_signal().
   [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals"),
@@ -237,8 +239,8 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   }
   // The full barrier's handle: expect-tx bytes, the copy engine's completion, or arrive().
   [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
-  Handle mbar() const {
-    return backend_.full_handle(index_);
+  FullBarrier<Handle> mbar() const {
+    return FullBarrier<Handle>(backend_.full_handle(index_));
   }
   // Ends the claim; signals nothing (see mbar()).
   [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume")]] LINPIPE_HOST_DEVICE void
