@@ -26,10 +26,22 @@ struct StageLocation {
   std::uint32_t stage;
   std::uint32_t lap;
   Role role;
+  // Arrivals per phase the awaited barrier expects (init_mbars' count), where the backend can
+  // tell (HostBackend); 0 where it cannot (an mbarrier's count is not readable).
+  std::uint32_t expected_arrivals = 0;
 };
 
 // What a backstop caught.
-enum class ReportKind : std::uint32_t { unreleased_stage = 1, hung_wait, slot_still_held, bad_init };
+// hung_wait: the other role never signalled this slot; hung_wait_peer_blocked: the other role
+// is itself stuck on this slot's previous signal from this role's side, which is the real fault.
+enum class ReportKind : std::uint32_t {
+  unreleased_stage = 1,
+  hung_wait,
+  slot_still_held,
+  bad_init,
+  hung_wait_peer_blocked,
+  uninitialised_barriers,
+};
 
 // One GPU report as the device writes it into zero-copy host memory (see DeviceReports).
 struct DeviceReportRecord {
@@ -73,10 +85,24 @@ LINPIPE_HOST_DEVICE constexpr ReportText report_text(ReportKind kind, Role role)
       return {"wait exceeded its budget (the barrier never completed)",
               role == Role::producer
                   ? "the consumers never released this stage: check every consumer path "
-                    "releases, and the consumer arrive count given to init_mbars"
+                    "releases, the consumer arrive count given to init_mbars (arrivals per "
+                    "phase: 32 when every lane of a warp releases), and that init_mbars ran"
                   : "the producer never filled this stage: check expect-tx bytes match the "
-                    "copies, every producer path signals, and the producer arrive count given "
-                    "to init_mbars"};
+                    "copies, every producer path signals, the producer arrive count given "
+                    "to init_mbars, and that init_mbars ran"};
+    case ReportKind::hung_wait_peer_blocked:
+      return {"wait exceeded its budget (the barrier never completed)",
+              role == Role::producer
+                  ? "the consumers are still waiting for this stage's previous fill: the "
+                    "producer never signalled it (check expect-tx bytes match the copies, every "
+                    "producer path arrives, and the producer arrive count given to init_mbars)"
+                  : "the producer is still waiting for this stage's release from the previous "
+                    "lap: a consumer never released it (check every consumer path releases, "
+                    "and the consumer arrive count given to init_mbars)"};
+    case ReportKind::uninitialised_barriers:
+      return {"barriers used before init_mbars",
+              "call pipeline.init_mbars(producer_count, consumer_count) from one thread, then "
+              "a block (or cluster) barrier, before any role waits or arrives"};
     case ReportKind::slot_still_held:
       return {"acquired a slot this role still holds (a certain deadlock: its barrier cannot "
               "complete this lap until that stage is released)",
@@ -134,9 +160,14 @@ LINPIPE_HOST_DEVICE inline const char* role_name(Role role) {
   record_and_trap(kind, at.pipeline, at.barriers, at.stage, at.lap, at.role);
 #else
   const ReportText text = report_text(kind, at.role);
-  std::fprintf(stderr, "linpipe: %s: pipeline '%s' (barriers %p) stage %u lap %u role %s: %s\n",
+  std::fprintf(stderr, "linpipe: %s: pipeline '%s' (barriers %p) stage %u lap %u role %s: %s",
                text.what, at.pipeline, at.barriers, at.stage, at.lap, role_name(at.role),
                text.fix);
+  if (at.expected_arrivals != 0) {
+    std::fprintf(stderr, " (the awaited barrier expects %u arrival%s per phase)", at.expected_arrivals,
+                 at.expected_arrivals == 1 ? "" : "s");
+  }
+  std::fprintf(stderr, "\n");
   std::fflush(stderr);
   std::abort();
 #endif

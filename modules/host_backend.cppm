@@ -21,7 +21,10 @@ export namespace linpipe {
 // One host signal: an arrival counter that completes a phase every `expected` arrivals.
 struct HostSignal {
   std::atomic<std::uint32_t> arrivals{0};  // arrivals modulo 2 * expected
-  std::uint32_t expected = 1;
+  // Arrivals per phase, set by init_mbars; 0 until then. An uninitialised signal never
+  // completes a phase, as an uninitialised mbarrier would not: host tests must not pass where
+  // the GPU would hang (debug builds report the missing init_mbars at the first wait).
+  std::uint32_t expected = 0;
 };
 
 class HostSignalHandle {
@@ -30,6 +33,10 @@ class HostSignalHandle {
 
   // Arrives once; the arrival that completes a phase wakes the waiters.
   inline void arrive() const {
+    if (signal_->expected == 0) {  // not initialised: counted, never completes a phase
+      signal_->arrivals.fetch_add(1, std::memory_order_acq_rel);
+      return;
+    }
     const std::uint32_t wrap = 2 * signal_->expected;
     std::uint32_t seen = signal_->arrivals.load(std::memory_order_relaxed);
     std::uint32_t next = 0;
@@ -68,6 +75,7 @@ class HostSignalHandle {
     }
   }
   inline bool passed(std::uint32_t arrivals, std::uint32_t lap) const {
+    if (signal_->expected == 0) return false;  // not initialised: no phase ever completes
     const std::uint32_t completed_parity = arrivals / signal_->expected;
     return completed_parity != (lap & 1u);
   }
@@ -115,6 +123,16 @@ class HostBackend {
   bool try_empty(std::uint32_t stage, std::uint32_t lap) {
     return empty_handle(stage).passed(lap);
   }
+  // Debug aids the pipeline uses where a backend offers them: whether init_mbars ran on this
+  // slot's signals, and the arrivals per phase each expects.
+  bool initialised(std::uint32_t stage) const {
+    return signals_[stage].expected != 0 && signals_[NumStages + stage].expected != 0;
+  }
+  std::uint32_t full_expected_arrivals(std::uint32_t stage) const { return signals_[stage].expected; }
+  std::uint32_t empty_expected_arrivals(std::uint32_t stage) const {
+    return signals_[NumStages + stage].expected;
+  }
+
   void arrive_full(std::uint32_t stage) { full_handle(stage).arrive(); }
   void arrive_empty(std::uint32_t stage) { empty_handle(stage).arrive(); }
   Handle full_handle(std::uint32_t stage) { return Handle(&signals_[stage]); }

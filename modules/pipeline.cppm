@@ -270,20 +270,40 @@ class ProducerConsumerPipeline {
   }
 
   // The backend's own wait loop in every build; debug builds bound it and report the hung
-  // slot instead of hanging, and first report a wait on a slot this role itself still holds.
+  // slot instead of hanging, and first report a wait on a slot this role itself still holds
+  // or on barriers init_mbars never set up (where the backend can tell).
   LINPIPE_HOST_DEVICE void wait(Role role, std::uint32_t stage, std::uint32_t lap) {
     if constexpr (debug_checks) {
       held_[role == Role::producer ? 0 : 1].expect_free(location(stage, lap, role));
+      if constexpr (requires(const Backend& b) { b.initialised(stage); }) {
+        if (!backend_.initialised(stage)) {
+          detail::report(ReportKind::uninitialised_barriers, location(stage, lap, role));
+        }
+      }
       const std::uint64_t budget = detail::debug_wait_budget();
       const bool done = role == Role::producer
                             ? backend_.wait_empty_for(stage, lap, budget, suspend_time_hint_ns_)
                             : backend_.wait_full_for(stage, lap, budget, suspend_time_hint_ns_);
-      if (!done) report_hung_wait(location(stage, lap, role));
+      if (!done) report_hung(role, stage, lap);
     } else if (role == Role::producer) {
       backend_.wait_empty(stage, lap, suspend_time_hint_ns_);
     } else {
       backend_.wait_full(stage, lap, suspend_time_hint_ns_);
     }
+  }
+  // A hung wait, blaming the right side: if the other role is itself stuck on this slot's
+  // previous signal from this side, that missing signal is the fault, not the other role.
+  // Producer on lap L needs the consumers' release of the fill of lap L - 2 (same parity as L);
+  // a consumer on lap L needs the producer's fill, which waits for the release of lap L - 1.
+  LINPIPE_HOST_DEVICE void report_hung(Role role, std::uint32_t stage, std::uint32_t lap) {
+    const bool peer_blocked = role == Role::producer ? !backend_.try_full(stage, lap)
+                                                     : !backend_.try_empty(stage, lap + 1);
+    StageLocation at = location(stage, lap, role);
+    if constexpr (requires(const Backend& b) { b.full_expected_arrivals(stage); }) {
+      at.expected_arrivals = role == Role::producer ? backend_.empty_expected_arrivals(stage)
+                                                    : backend_.full_expected_arrivals(stage);
+    }
+    detail::report(peer_blocked ? ReportKind::hung_wait_peer_blocked : ReportKind::hung_wait, at);
   }
   LINPIPE_HOST_DEVICE void report_bad_init() const {
     detail::report(ReportKind::bad_init, location(0, 0, Role::producer));
