@@ -12,11 +12,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
 #ifndef LINPIPE_CLANGD_RESOURCE_DIR
 #error "LINPIPE_CLANGD_RESOURCE_DIR must name clang's resource directory"
+#endif
+#ifndef LINPIPE_VERSION
+#error "LINPIPE_VERSION must name linpipe's version"
 #endif
 
 namespace clang::clangd {
@@ -26,10 +30,18 @@ int clangdMain(int argc, char *argv[]); // libclangdMain.a (clangd/tool/ClangdMa
 int main(int argc, char *argv[]) {
   std::vector<char *> args(argv, argv + argc);
   bool hasResourceDir = false;
-  for (int i = 1; i < argc; ++i)
+  for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--resource-dir", 14) == 0 ||
         std::strncmp(argv[i], "-resource-dir", 13) == 0)
       hasResourceDir = true;
+    // clangd's own version printer follows (and exits): say first which clangd this is.
+    if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-version") == 0) {
+      std::printf("linpipe-clangd %s: clangd with the linpipe-linear-stage and "
+                  "linpipe-stage-protocol checks linked in\n",
+                  LINPIPE_VERSION);
+      std::fflush(stdout);  // before clangd's own lines, which bypass stdio
+    }
+  }
   static char resourceDirArg[] = "--resource-dir=" LINPIPE_CLANGD_RESOURCE_DIR;
   if (!hasResourceDir)
     args.insert(args.begin() + 1, resourceDirArg);
