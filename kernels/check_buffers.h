@@ -1,5 +1,6 @@
 // Device-side helpers for benchmarks and tests: random fill and bytewise comparison, so
-// multi-GiB buffers are checked without copying them back to the host.
+// multi-GiB buffers are checked without copying them back to the host, and a plain copy kernel
+// as a benchmark anchor.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,6 +12,10 @@ namespace linpipe::kernels {
 
 // Fills `bytes` bytes at ptr with a pseudo-random stream determined by seed.
 cudaError_t fill_random(void* ptr, std::size_t bytes, std::uint64_t seed, cudaStream_t stream = nullptr);
+
+// The "what a user would write instead" anchor: a one-shot vectorised copy kernel (one
+// 16-byte vector per thread), for benchmarks beside cudaMemcpy. 16-byte aligned pointers.
+cudaError_t plain_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = nullptr);
 
 // Counts the differing bytes of a and b into *mismatches (host pointer; synchronises).
 cudaError_t count_mismatches(const void* a, const void* b, std::size_t bytes,

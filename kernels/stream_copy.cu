@@ -193,8 +193,11 @@ cudaError_t launch(void* dst, const void* src, std::size_t bytes, const StreamCo
                          ? resident
                          : config.blocks_per_sm;
   const std::size_t tiles = (bytes + config.tile_bytes - 1) / config.tile_bytes;
-  std::size_t blocks = static_cast<std::size_t>(sms) * per_sm;
+  std::size_t blocks = config.tiles_per_block > 0
+                           ? (tiles + config.tiles_per_block - 1) / config.tiles_per_block
+                           : static_cast<std::size_t>(sms) * per_sm;
   if (blocks > tiles) blocks = tiles == 0 ? 1 : tiles;
+  if (blocks > 0x7fffffff) return cudaErrorInvalidValue;  // gridDim.x; needs tiles_per_block > 0
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
       static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, config.tile_bytes,
       static_cast<std::uint32_t>(config.consumer_warps), config.store == StoreEngine::threads,

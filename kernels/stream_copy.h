@@ -1,7 +1,7 @@
 // stream_copy: a device-to-device copy through a ring of shared-memory stages.
 // A producer warp fills stages with the bulk copy engine (cp.async.bulk completing on the
 // stage's full mbarrier with expect-tx bytes); consumer warps drain them to global memory with
-// bulk stores; a persistent grid walks the tiles. Plain host API: no module import needed.
+// bulk stores; a persistent grid walks the tiles, or short-lived blocks take a few tiles each. Plain host API: no module import needed.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -25,6 +25,9 @@ struct StreamCopyConfig {
   StoreEngine store = StoreEngine::bulk;
   int store_lag = 1;         // bulk stores: tiles a stage's signal may trail its store (< stages)
   bool evict_first = false;  // L2 evict-first policy on the bulk loads and stores
+  // 0: a persistent grid (SMs x blocks_per_sm blocks walk every tile); k > 0: short-lived
+  // blocks, one per k tiles (the hardware schedules them as SMs free up).
+  std::uint32_t tiles_per_block = 0;
 };
 
 // Copies `bytes` bytes from src to dst (both device pointers, 16-byte aligned, not overlapping)

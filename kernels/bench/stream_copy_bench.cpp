@@ -2,9 +2,10 @@
 // read plus bytes written. Every configuration is checked bit-exact on random data with a
 // poisoned output before it is timed.
 //
-//   stream_copy_bench [--csv FILE] [--max-mib N]
+//   stream_copy_bench [--csv FILE] [--min-mib N] [--max-mib N] [--config NAME]
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -26,18 +27,33 @@ StreamCopyConfig bulk(int stages, std::uint32_t tile, int blocks_per_sm, int lag
   return {stages, tile, 1, blocks_per_sm, StoreEngine::bulk, lag, evict_first};
 }
 
-const std::vector<StreamCopyConfig> configs = {
+StreamCopyConfig short_lived(int stages, std::uint32_t tile, std::uint32_t tiles_per_block) {
+  StreamCopyConfig c = bulk(stages, tile, 0, stages > 1 ? 1 : 0, false);
+  c.tiles_per_block = tiles_per_block;
+  return c;
+}
+
+std::vector<StreamCopyConfig> configs = {
     // stages, tile bytes, blocks per SM, store lag, L2 evict-first
     bulk(4, 32768, 1, 1, false), bulk(3, 65536, 1, 1, false), bulk(4, 49152, 1, 1, false),
     bulk(3, 65536, 1, 0, false), bulk(3, 65536, 1, 2, false), bulk(3, 65536, 1, 1, true),
     bulk(4, 24576, 2, 1, false), bulk(2, 49152, 2, 1, false),
     {4, 16384, 4, 2, StoreEngine::threads, 0, false},
+    // short-lived blocks, k tiles each (stages, tile bytes, k)
+    short_lived(1, 32768, 1), short_lived(2, 32768, 1), short_lived(2, 16384, 1),
+    short_lived(2, 49152, 1), short_lived(2, 65536, 1), short_lived(2, 32768, 2),
+    short_lived(3, 32768, 8), short_lived(3, 65536, 4),
 };
 
 std::string name(const StreamCopyConfig& c) {
   char text[64];
-  std::snprintf(text, sizeof text, "%s%dx%uK b%d L%d%s", c.store == StoreEngine::bulk ? "B" : "T",
-                c.stages, c.tile_bytes / 1024, c.blocks_per_sm, c.store_lag, c.evict_first ? "e" : "");
+  if (c.tiles_per_block > 0) {
+    std::snprintf(text, sizeof text, "%s%dx%uK k%u L%d", c.store == StoreEngine::bulk ? "B" : "T",
+                  c.stages, c.tile_bytes / 1024, c.tiles_per_block, c.store_lag);
+  } else {
+    std::snprintf(text, sizeof text, "%s%dx%uK b%d L%d%s", c.store == StoreEngine::bulk ? "B" : "T",
+                  c.stages, c.tile_bytes / 1024, c.blocks_per_sm, c.store_lag, c.evict_first ? "e" : "");
+  }
   return text;
 }
 
@@ -45,12 +61,24 @@ std::string name(const StreamCopyConfig& c) {
 
 int main(int argc, char** argv) {
   const char* csv_path = nullptr;
-  std::size_t max_mib = 4096;
+  std::size_t max_mib = 4096, min_mib = 64;
+  const char* only = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--max-mib") && i + 1 < argc) max_mib = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--min-mib") && i + 1 < argc) min_mib = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--config") && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: stream_copy_bench [--csv FILE] [--max-mib N]\n");
+      std::fprintf(stderr, "usage: stream_copy_bench [--csv FILE] [--min-mib N] [--max-mib N] [--config NAME]\n");
+      return 2;
+    }
+  }
+  // --config NAME (as the table prints it, e.g. "B2x48K k1 L1"): time that one configuration,
+  // e.g. to profile it with ncu next to cudaMemcpy and the plain copy.
+  if (only != nullptr) {
+    std::erase_if(configs, [only](const StreamCopyConfig& c) { return name(c) != only; });
+    if (configs.empty()) {
+      std::fprintf(stderr, "stream_copy_bench: no configuration named '%s'\n", only);
       return 2;
     }
   }
@@ -64,7 +92,7 @@ int main(int argc, char** argv) {
   std::printf("stream_copy_bench on %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
 
   std::vector<std::size_t> sizes;
-  for (std::size_t mib = 64; mib <= max_mib; mib *= 2) sizes.push_back(mib << 20);
+  for (std::size_t mib = min_mib; mib <= max_mib; mib *= 2) sizes.push_back(mib << 20);
   const std::size_t largest = sizes.back();
   void *src = nullptr, *dst = nullptr, *ref = nullptr;
   BENCH_CHECK(cudaMalloc(&src, largest));
@@ -74,7 +102,14 @@ int main(int argc, char** argv) {
   FILE* csv = csv_path ? std::fopen(csv_path, "w") : nullptr;
   if (csv) std::fprintf(csv, "bytes,impl,config,gbps\n");
 
-  struct Row { std::size_t bytes; double memcpy_gbps; double best_gbps; std::string best; std::vector<double> all; };
+  struct Row {
+    std::size_t bytes;
+    double memcpy_gbps;
+    double best_gbps;
+    std::string best;
+    std::vector<double> all;
+    double plain_gbps = 0.0;
+  };
   std::vector<Row> rows;
   for (std::size_t bytes : sizes) {
     BENCH_CHECK(linpipe::kernels::fill_random(src, bytes, bytes * 7 + 1));
@@ -83,6 +118,17 @@ int main(int argc, char** argv) {
     Row row{bytes, gbps(median_ms([&] { return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice); })),
             0.0, "", {}};
     if (csv) std::fprintf(csv, "%zu,cudaMemcpy,,%.1f\n", bytes, row.memcpy_gbps);
+    BENCH_CHECK(cudaMemset(dst, 0xA5, bytes));
+    BENCH_CHECK(linpipe::kernels::plain_copy(dst, src, bytes));
+    BENCH_CHECK(cudaDeviceSynchronize());
+    unsigned long long plain_wrong = 0;
+    BENCH_CHECK(linpipe::kernels::count_mismatches(dst, ref, bytes, &plain_wrong));
+    if (plain_wrong != 0) {
+      std::fprintf(stderr, "plain_copy at %zu MiB: %llu wrong bytes\n", bytes >> 20, plain_wrong);
+      return 1;
+    }
+    row.plain_gbps = gbps(median_ms([&] { return linpipe::kernels::plain_copy(dst, src, bytes); }));
+    if (csv) std::fprintf(csv, "%zu,plain_copy,,%.1f\n", bytes, row.plain_gbps);
     for (const StreamCopyConfig& config : configs) {
       const char* why = nullptr;
       BENCH_CHECK(cudaMemset(dst, 0xA5, bytes));  // poison
@@ -104,7 +150,7 @@ int main(int argc, char** argv) {
   }
   if (csv) std::fclose(csv);
 
-  std::printf("\nall configurations, GB/s (read + write); config = B(ulk)/T(hread) stores, stages x tile, blocks/SM, L(ag of the empty signal behind the store), e = L2 evict-first\n");
+  std::printf("\nall configurations, GB/s (read + write); config = B(ulk)/T(hread) stores, stages x tile, blocks/SM (b) or short-lived blocks of k tiles (k), L(ag of the empty signal behind the store), e = L2 evict-first\n");
   std::printf("%9s", "MiB");
   for (const auto& c : configs) std::printf(" %13s", name(c).c_str());
   std::printf("\n");
@@ -113,10 +159,12 @@ int main(int argc, char** argv) {
     for (double rate : row.all) std::printf(" %13.0f", rate);
     std::printf("\n");
   }
-  std::printf("\n%9s %12s %16s %12s %7s\n", "MiB", "cudaMemcpy", "best config", "stream_copy", "ratio");
+  std::printf("\n%9s %12s %12s %16s %12s %7s %7s\n", "MiB", "cudaMemcpy", "plain copy", "best config",
+              "stream_copy", "ratio", "/plain");
   for (const Row& row : rows) {
-    std::printf("%9zu %12.0f %16s %12.0f %7.3f\n", row.bytes >> 20, row.memcpy_gbps, row.best.c_str(),
-                row.best_gbps, row.best_gbps / row.memcpy_gbps);
+    std::printf("%9zu %12.0f %12.0f %16s %12.0f %7.3f %7.3f\n", row.bytes >> 20, row.memcpy_gbps,
+                row.plain_gbps, row.best.c_str(), row.best_gbps, row.best_gbps / row.memcpy_gbps,
+                row.best_gbps / row.plain_gbps);
   }
   BENCH_CHECK(cudaFree(src));
   BENCH_CHECK(cudaFree(dst));

@@ -24,11 +24,14 @@ struct Case {
   std::uint32_t tile_bytes;
   int consumer_warps;
   StoreEngine store;
+  std::uint32_t tiles_per_block = 0;  // 0: persistent grid; k: short-lived blocks of k tiles
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.stages << " stages x " << c.tile_bytes << " B, " << c.consumer_warps
-      << (c.store == StoreEngine::bulk ? " bulk-store" : " thread-store") << " consumer warps";
+      << (c.store == StoreEngine::bulk ? " bulk-store" : " thread-store") << " consumer warps"
+      << (c.tiles_per_block > 0 ? ", short-lived blocks of " + std::to_string(c.tiles_per_block) + " tiles"
+                                : std::string(", persistent grid"));
 }
 
 class StreamCopyExact : public ::testing::TestWithParam<Case> {};
@@ -39,6 +42,7 @@ TEST_P(StreamCopyExact, RandomDataOddSizes) {
   StreamCopyConfig config{c.stages, c.tile_bytes, c.consumer_warps, 1, c.store};
   config.store_lag = c.stages > 2 ? 2 : c.stages - 1;  // the deepest lag each ring allows
   config.evict_first = c.stages % 2 == 0;
+  config.tiles_per_block = c.tiles_per_block;
   constexpr std::size_t guard = 4096;  // poisoned bytes after the end that must stay poisoned
   const std::vector<std::size_t> sizes = {1, 15, 17, 4093, c.tile_bytes - 16, c.tile_bytes + 5,
                                           7 * std::size_t{c.tile_bytes} + 1000,
@@ -79,12 +83,19 @@ INSTANTIATE_TEST_SUITE_P(Stages, StreamCopyExact,
                                            Case{2, 32768, 8, StoreEngine::threads},
                                            Case{3, 65536, 8, StoreEngine::threads},
                                            Case{4, 16384, 4, StoreEngine::threads},
-                                           Case{8, 4096, 2, StoreEngine::threads}),
+                                           Case{8, 4096, 2, StoreEngine::threads},
+                                           Case{2, 32768, 1, StoreEngine::bulk, 1},
+                                           Case{3, 16384, 2, StoreEngine::bulk, 4},
+                                           Case{4, 16384, 1, StoreEngine::bulk, 16},
+                                           Case{2, 16384, 4, StoreEngine::threads, 2}),
                          [](const auto& info) {
                            return std::string(info.param.store == StoreEngine::bulk ? "Bulk" : "Threads") +
                                   "_S" + std::to_string(info.param.stages) + "_T" +
                                   std::to_string(info.param.tile_bytes / 1024) + "K_W" +
-                                  std::to_string(info.param.consumer_warps);
+                                  std::to_string(info.param.consumer_warps) +
+                                  (info.param.tiles_per_block > 0
+                                       ? "_K" + std::to_string(info.param.tiles_per_block)
+                                       : std::string());
                          });
 
 // A small run for compute-sanitizer (racecheck, synccheck): every role, several laps.
@@ -96,14 +107,18 @@ TEST(StreamCopySanitizer, SmallCopy) {
   LINPIPE_CUDA_OK(cudaMalloc(&dst, bytes));
   LINPIPE_CUDA_OK(linpipe::kernels::fill_random(src, bytes, 99));
   LINPIPE_CUDA_OK(cudaMemset(dst, 0, bytes));
-  for (StoreEngine store : {StoreEngine::bulk, StoreEngine::threads}) {
-    LINPIPE_CUDA_OK(cudaMemset(dst, 0, bytes));
-    LINPIPE_CUDA_OK(linpipe::kernels::stream_copy(dst, src, bytes, StreamCopyConfig{3, 4096, 2, 1, store, 2}));
-    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  for (std::uint32_t tiles_per_block : {0u, 2u}) {  // persistent grid, short-lived blocks
+    for (StoreEngine store : {StoreEngine::bulk, StoreEngine::threads}) {
+      StreamCopyConfig config{3, 4096, 2, 1, store, 2};
+      config.tiles_per_block = tiles_per_block;
+      LINPIPE_CUDA_OK(cudaMemset(dst, 0, bytes));
+      LINPIPE_CUDA_OK(linpipe::kernels::stream_copy(dst, src, bytes, config));
+      LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+      unsigned long long wrong = 0;
+      LINPIPE_CUDA_OK(linpipe::kernels::count_mismatches(dst, src, bytes, &wrong));
+      EXPECT_EQ(wrong, 0u) << "tiles_per_block " << tiles_per_block;
+    }
   }
-  unsigned long long wrong = 0;
-  LINPIPE_CUDA_OK(linpipe::kernels::count_mismatches(dst, src, bytes, &wrong));
-  EXPECT_EQ(wrong, 0u);
   LINPIPE_CUDA_OK(cudaFree(src));
   LINPIPE_CUDA_OK(cudaFree(dst));
 }
