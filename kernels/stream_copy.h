@@ -17,9 +17,11 @@ enum class StoreEngine : std::uint8_t {
   threads,  // every lane loads 16-byte vectors from shared memory and stores them
 };
 
+// The defaults are the fastest configuration measured on the H200 (docs/benchmarks.md,
+// 2026-12-04): short-lived blocks of one 48 KiB tile, a 2-stage ring, bulk stores.
 struct StreamCopyConfig {
-  int stages = 4;                    // ring depth: 1, 2, 3, 4, 6 or 8
-  std::uint32_t tile_bytes = 32768;  // bytes per stage: a multiple of 16, at most 64 KiB
+  int stages = 2;                    // ring depth: 1, 2, 3, 4, 6 or 8
+  std::uint32_t tile_bytes = 49152;  // bytes per stage: a multiple of 16, at most 64 KiB
   int consumer_warps = 1;            // 1, 2, 4 or 8 warps storing each tile (in slices)
   int blocks_per_sm = 1;             // persistent grid: SMs x blocks_per_sm blocks (0: max)
   StoreEngine store = StoreEngine::bulk;
@@ -27,7 +29,7 @@ struct StreamCopyConfig {
   bool evict_first = false;  // L2 evict-first policy on the bulk loads and stores
   // 0: a persistent grid (SMs x blocks_per_sm blocks walk every tile); k > 0: short-lived
   // blocks, one per k tiles (the hardware schedules them as SMs free up).
-  std::uint32_t tiles_per_block = 0;
+  std::uint32_t tiles_per_block = 1;
 };
 
 // Copies `bytes` bytes from src to dst (both device pointers, 16-byte aligned, not overlapping)

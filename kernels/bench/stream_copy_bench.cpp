@@ -23,14 +23,18 @@ namespace {
 using linpipe::kernels::StoreEngine;
 using linpipe::kernels::StreamCopyConfig;
 
+// A persistent grid: SMs x blocks_per_sm blocks walk every tile.
+StreamCopyConfig persistent(int stages, std::uint32_t tile, int consumer_warps, int blocks_per_sm,
+                            StoreEngine store, int lag, bool evict_first) {
+  return {stages, tile, consumer_warps, blocks_per_sm, store, lag, evict_first, /*tiles_per_block=*/0};
+}
 StreamCopyConfig bulk(int stages, std::uint32_t tile, int blocks_per_sm, int lag, bool evict_first) {
-  return {stages, tile, 1, blocks_per_sm, StoreEngine::bulk, lag, evict_first};
+  return persistent(stages, tile, 1, blocks_per_sm, StoreEngine::bulk, lag, evict_first);
 }
 
+// Short-lived blocks, one per tiles_per_block tiles.
 StreamCopyConfig short_lived(int stages, std::uint32_t tile, std::uint32_t tiles_per_block) {
-  StreamCopyConfig c = bulk(stages, tile, 0, stages > 1 ? 1 : 0, false);
-  c.tiles_per_block = tiles_per_block;
-  return c;
+  return {stages, tile, 1, 0, StoreEngine::bulk, stages > 1 ? 1 : 0, false, tiles_per_block};
 }
 
 std::vector<StreamCopyConfig> configs = {
@@ -38,7 +42,7 @@ std::vector<StreamCopyConfig> configs = {
     bulk(4, 32768, 1, 1, false), bulk(3, 65536, 1, 1, false), bulk(4, 49152, 1, 1, false),
     bulk(3, 65536, 1, 0, false), bulk(3, 65536, 1, 2, false), bulk(3, 65536, 1, 1, true),
     bulk(4, 24576, 2, 1, false), bulk(2, 49152, 2, 1, false),
-    {4, 16384, 4, 2, StoreEngine::threads, 0, false},
+    persistent(4, 16384, 4, 2, StoreEngine::threads, 0, false),
     // short-lived blocks, k tiles each (stages, tile bytes, k)
     short_lived(1, 32768, 1), short_lived(2, 32768, 1), short_lived(2, 16384, 1),
     short_lived(2, 49152, 1), short_lived(2, 65536, 1), short_lived(2, 32768, 2),

@@ -85,6 +85,7 @@ INSTANTIATE_TEST_SUITE_P(Stages, StreamCopyExact,
                                            Case{4, 16384, 4, StoreEngine::threads},
                                            Case{8, 4096, 2, StoreEngine::threads},
                                            Case{2, 32768, 1, StoreEngine::bulk, 1},
+                                           Case{2, 49152, 1, StoreEngine::bulk, 1},  // the defaults
                                            Case{3, 16384, 2, StoreEngine::bulk, 4},
                                            Case{4, 16384, 1, StoreEngine::bulk, 16},
                                            Case{2, 16384, 4, StoreEngine::threads, 2}),
