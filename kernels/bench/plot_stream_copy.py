@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Plots stream_copy_bench's CSV: GB/s against buffer size, cudaMemcpy and the best
-stream_copy configuration per size.   plot_stream_copy.py RESULTS.csv OUT.png [TITLE]"""
+"""Plots stream_copy_bench's CSV: GB/s against buffer size: cudaMemcpy, the plain copy kernel
+(when the CSV has it) and the best stream_copy configuration per size.
+  plot_stream_copy.py RESULTS.csv OUT.png [TITLE]"""
 import csv
 import sys
 from collections import defaultdict
@@ -15,18 +16,22 @@ def main() -> int:
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    memcpy, best = {}, defaultdict(float)
+    memcpy, plain, best = {}, {}, defaultdict(float)
     with open(sys.argv[1], newline="") as f:
         for row in csv.DictReader(f):
             mib, gbps = int(row["bytes"]) / 2**20, float(row["gbps"])
             if row["impl"] == "cudaMemcpy":
                 memcpy[mib] = gbps
-            else:
+            elif row["impl"] == "plain_copy":
+                plain[mib] = gbps
+            elif row["impl"] == "stream_copy":
                 best[mib] = max(best[mib], gbps)
     sizes = sorted(memcpy)
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(sizes, [memcpy[s] for s in sizes], "o-", label="cudaMemcpy D2D")
     ax.plot(sizes, [best[s] for s in sizes], "s-", label="linpipe stream_copy (best config)")
+    if plain:
+        ax.plot(sizes, [plain[s] for s in sizes], "^--", label="plain one-shot copy kernel")
     ax.set_xscale("log", base=2)
     ax.set_xticks(sizes, [f"{int(s)} MiB" if s < 1024 else f"{int(s) // 1024} GiB" for s in sizes])
     ax.set_ylabel("GB/s (bytes read + written)")
