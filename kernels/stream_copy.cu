@@ -12,7 +12,10 @@ import linpipe;
 namespace linpipe::kernels {
 namespace {
 
-constexpr std::uint32_t barrier_bytes = 128;  // room for 2 x 8 barriers, keeps tiles aligned
+// The barriers' area ahead of the ring, whole 128-byte lines so the tiles stay aligned.
+template <int Stages>
+constexpr std::uint32_t barrier_bytes =
+    (ProducerConsumerPipeline<Stages>::smem_bytes() + 127) / 128 * 128;
 
 struct Tiles {
   const std::byte* src;
@@ -144,10 +147,9 @@ __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::si
                                    std::uint32_t tile_bytes, std::uint32_t consumer_warps,
                                    bool threads_store, bool evict_first) {
   using Pipeline = ProducerConsumerPipeline<Stages>;
-  static_assert(Pipeline::smem_bytes() <= barrier_bytes, "barrier area too small for Stages");
   extern __shared__ __align__(128) std::byte smem[];
   auto* barriers = reinterpret_cast<std::uint64_t*>(smem);
-  std::byte* ring = smem + barrier_bytes;
+  std::byte* ring = smem + barrier_bytes<Stages>;
 
   const std::uint32_t warp = threadIdx.x / 32;
   const bool leader = threadIdx.x % 32 == 0;
@@ -176,7 +178,7 @@ template <int Stages, int Lag>
 cudaError_t launch(void* dst, const void* src, std::size_t bytes, const StreamCopyConfig& config,
                    cudaStream_t stream) {
   const auto kernel = stream_copy_kernel<Stages, Lag>;
-  const std::size_t smem = barrier_bytes + std::size_t{config.tile_bytes} * Stages;
+  const std::size_t smem = barrier_bytes<Stages> + std::size_t{config.tile_bytes} * Stages;
   const int threads = 32 * (1 + config.consumer_warps);
   cudaError_t status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(smem));

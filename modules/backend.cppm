@@ -46,6 +46,25 @@ concept PipelineBackend = std::copyable<B> && requires(B backend, typename B::Ba
   handle.arrive();  // so producer code signals a full barrier the same way on every backend
 };
 
+}  // namespace linpipe
+
+namespace linpipe::detail {
+
+// Whether Backend was built for NumStages stages: by its num_stages where it declares one (its
+// storage may hold more than the 2N signals, e.g. debug words), else by its 2N signals.
+template <class Backend, int NumStages>
+constexpr bool built_for_stages() {
+  if constexpr (requires { Backend::num_stages; }) {
+    return Backend::num_stages == NumStages;
+  } else {
+    return Backend::storage_elems() == 2 * static_cast<std::size_t>(NumStages);
+  }
+}
+
+}  // namespace linpipe::detail
+
+export namespace linpipe {
+
 // Expect-tx byte count of the tiles one stage receives, derived from their types so it cannot
 // drift from the layout: stage.mbar().arrive_expect_tx(linpipe::tx_bytes<TileA, TileB>).
 template <class... Tiles>

@@ -62,10 +62,10 @@ class DeviceReports {
     char line[1024];
     std::snprintf(line, sizeof(line),
                   "linpipe: %s: pipeline '%s' (barriers 0x%llx) stage %u lap %u role %s, block "
-                  "(%u,%u,%u) warp %u lane %u: %s\n",
+                  "(%u,%u,%u) warp %u lane %u: %s%s\n",
                   words.what, r.pipeline, static_cast<unsigned long long>(r.barriers), r.stage,
                   r.lap, detail::role_name(role), r.block[0], r.block[1], r.block[2], r.warp,
-                  r.lane, words.fix);
+                  r.lane, words.fix, detail::ExpectedArrivalsText(r.expected_arrivals).text);
     return line;
   }
 

@@ -27,7 +27,7 @@ struct StageLocation {
   std::uint32_t lap;
   Role role;
   // Arrivals per phase the awaited barrier expects (init_mbars' count), where the backend can
-  // tell (HostBackend); 0 where it cannot (an mbarrier's count is not readable).
+  // tell (debug builds of both backends); 0 where it cannot.
   std::uint32_t expected_arrivals = 0;
 };
 
@@ -54,6 +54,7 @@ struct DeviceReportRecord {
   std::uint32_t block[3];
   std::uint32_t warp, lane;
   std::uint64_t barriers;      // the device address of the barrier storage
+  std::uint32_t expected_arrivals;  // StageLocation::expected_arrivals (0: not known)
   char pipeline[name_capacity];  // the pipeline's name, cut to fit and NUL-terminated
 };
 
@@ -119,6 +120,16 @@ LINPIPE_HOST_DEVICE inline const char* role_name(Role role) {
   return role == Role::producer ? "producer" : "consumer";
 }
 
+// A report's last words where the expected count is known (0: it is not, and they are empty).
+struct ExpectedArrivalsText {
+  char text[64] = {};
+  inline explicit ExpectedArrivalsText(std::uint32_t expected_arrivals) {
+    if (expected_arrivals == 0) return;
+    std::snprintf(text, sizeof(text), " (the awaited barrier expects %u arrival%s per phase)",
+                  expected_arrivals, expected_arrivals == 1 ? "" : "s");
+  }
+};
+
 #if defined(__CUDA__)
 // The GPU backstop, out of line and cold: fills the sink's record once (first thread wins),
 // makes it visible to the host with a system fence, then traps. No sink: it only traps.
@@ -126,7 +137,8 @@ LINPIPE_HOST_DEVICE inline const char* role_name(Role role) {
                                                                   const char* pipeline,
                                                                   const void* barriers,
                                                                   std::uint32_t stage,
-                                                                  std::uint32_t lap, Role role) {
+                                                                  std::uint32_t lap, Role role,
+                                                                  std::uint32_t expected_arrivals) {
   DeviceReportRecord* sink = linpipe_device_report_sink;
   if (sink != nullptr &&
       __nvvm_atom_sys_cas_gen_i(reinterpret_cast<int*>(&sink->claimed), 0, 1) == 0) {
@@ -141,6 +153,7 @@ LINPIPE_HOST_DEVICE inline const char* role_name(Role role) {
     out->warp = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32u;
     out->lane = __nvvm_read_ptx_sreg_laneid();
     out->barriers = reinterpret_cast<std::uintptr_t>(barriers);
+    out->expected_arrivals = expected_arrivals;
     std::uint32_t i = 0;
     for (; pipeline != nullptr && pipeline[i] != '\0' && i + 1 < DeviceReportRecord::name_capacity; ++i)
       out->pipeline[i] = pipeline[i];
@@ -157,17 +170,13 @@ LINPIPE_HOST_DEVICE inline const char* role_name(Role role) {
 // aborts. GPU: records the same for DeviceReports and traps.
 [[noreturn]] LINPIPE_HOST_DEVICE inline void report(ReportKind kind, const StageLocation& at) {
 #if defined(__CUDA_ARCH__)
-  record_and_trap(kind, at.pipeline, at.barriers, at.stage, at.lap, at.role);
+  record_and_trap(kind, at.pipeline, at.barriers, at.stage, at.lap, at.role, at.expected_arrivals);
 #else
   const ReportText text = report_text(kind, at.role);
   std::fprintf(stderr, "linpipe: %s: pipeline '%s' (barriers %p) stage %u lap %u role %s: %s",
                text.what, at.pipeline, at.barriers, at.stage, at.lap, role_name(at.role),
                text.fix);
-  if (at.expected_arrivals != 0) {
-    std::fprintf(stderr, " (the awaited barrier expects %u arrival%s per phase)", at.expected_arrivals,
-                 at.expected_arrivals == 1 ? "" : "s");
-  }
-  std::fprintf(stderr, "\n");
+  std::fprintf(stderr, "%s\n", ExpectedArrivalsText(at.expected_arrivals).text);
   std::fflush(stderr);
   std::abort();
 #endif

@@ -3,6 +3,9 @@
 // Shared-memory layout: NumStages full barriers, then NumStages empty barriers, 8 bytes each.
 //   full[s]:  the producer arrives (or expect-tx + the copy engine completes); consumers wait.
 //   empty[s]: consumers arrive; the producer waits before refilling stage s.
+// Debug builds append two words: a token init_mbars writes (see init_token()) and the arrive
+// counts it was given, so waits can tell barriers it never set up, and hang reports can state
+// the count the awaited barrier expects (an mbarrier's own count cannot be read back).
 module;
 #include "linpipe_macros.h"
 #if defined(__CUDA__)
@@ -12,7 +15,9 @@ module;
 #include <cstdint>
 export module linpipe:nvidia_mbar_backend;
 #if defined(__CUDA__)
+import :config;
 import :clock;
+import :ptx_cluster;
 import :ptx_mbarrier;
 
 export namespace linpipe {
@@ -86,7 +91,12 @@ class NvidiaMbarBackend {
   LINPIPE_HOST_DEVICE explicit NvidiaMbarBackend(BarrierStorage* storage)
       : bars_((SharedBarrier*)storage) {}
 
-  static constexpr std::size_t storage_elems() { return 2 * static_cast<std::size_t>(NumStages); }
+  // The barriers, plus the debug words in debug builds: size storage with this (or with
+  // PipelineStorage), never with 2 * NumStages.
+  static constexpr std::size_t debug_elems = debug_checks ? 2 : 0;
+  static constexpr std::size_t storage_elems() {
+    return 2 * static_cast<std::size_t>(NumStages) + debug_elems;
+  }
 
   // One thread: full barriers expect producer_arrive_count arrivals per phase, empty ones
   // consumer_arrive_count; then fences the inits for the cluster and the async proxy.
@@ -96,7 +106,29 @@ class NvidiaMbarBackend {
       ptx::mbarrier_init(full(s), producer_arrive_count);
       ptx::mbarrier_init(empty(s), consumer_arrive_count);
     }
+    if constexpr (debug_checks) {
+      bars_[2 * NumStages + 1] = std::uint64_t{producer_arrive_count} << 32 | consumer_arrive_count;
+      bars_[2 * NumStages] = init_token();
+    }
     ptx::fence_mbarrier_init();
+  }
+
+  // Debug aids the pipeline uses where a backend offers them: whether init_mbars set up these
+  // barriers in this launch and this CTA, and the arrivals per phase each barrier expects.
+  LINPIPE_DEVICE bool initialised(std::uint32_t) const
+    requires(debug_checks)
+  {
+    return bars_[2 * NumStages] == init_token();
+  }
+  LINPIPE_DEVICE std::uint32_t full_expected_arrivals(std::uint32_t) const
+    requires(debug_checks)
+  {
+    return static_cast<std::uint32_t>(bars_[2 * NumStages + 1] >> 32);
+  }
+  LINPIPE_DEVICE std::uint32_t empty_expected_arrivals(std::uint32_t) const
+    requires(debug_checks)
+  {
+    return static_cast<std::uint32_t>(bars_[2 * NumStages + 1]);
   }
 
   // Block until the producer has filled `stage` on `lap` (waits on parity lap & 1).
@@ -138,6 +170,21 @@ class NvidiaMbarBackend {
   LINPIPE_DEVICE std::uint64_t* empty(std::uint32_t stage) const {
     return (std::uint64_t*)(bars_ + NumStages + stage);
   }
+  // What init_mbars leaves in the first debug word: a mix of the grid's launch id, the CTA and
+  // the storage address, so neither an earlier kernel's leftovers in shared memory nor another
+  // CTA's pass for an init this CTA never ran.
+  LINPIPE_DEVICE std::uint64_t init_token() const {
+    // The special registers directly: blockIdx/gridDim are internal-linkage objects each
+    // partition's includes declare anew.
+    const std::uint64_t cta =
+        __nvvm_read_ptx_sreg_ctaid_x() +
+        std::uint64_t(__nvvm_read_ptx_sreg_nctaid_x()) *
+            (__nvvm_read_ptx_sreg_ctaid_y() +
+             std::uint64_t(__nvvm_read_ptx_sreg_nctaid_y()) * __nvvm_read_ptx_sreg_ctaid_z());
+    const std::uint64_t launch = ptx::grid_launch_id() * 0x9E3779B97F4A7C15ull;
+    return launch ^ cta * 0xC2B2AE3D27D4EB4Full ^ ptx::shared_address(full(0));
+  }
+
   // The one wait loop: try_wait suspends in hardware between polls; a bounded wait also
   // checks its deadline, an unbounded one compiles without it.
   template <bool Bounded>

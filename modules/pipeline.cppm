@@ -49,7 +49,7 @@ class ProducerConsumerPipeline {
                 "linpipe::PipelineBackend (copyable; BarrierStorage, Handle, storage_elems(), "
                 "init_barriers, wait/try/arrive_full/empty, full/empty_handle); use "
                 "NvidiaMbarBackend<NumStages> or HostBackend<NumStages>");
-  static_assert(Backend::storage_elems() == 2 * static_cast<std::size_t>(NumStages),
+  static_assert(detail::built_for_stages<Backend, NumStages>(),
                 "linpipe::ProducerConsumerPipeline<NumStages, Backend>: Backend was built for a "
                 "different stage count; use Backend<NumStages> with the same NumStages");
 
@@ -101,17 +101,21 @@ class ProducerConsumerPipeline {
   LINPIPE_HOST_DEVICE void wait_consumer() { wait(Role::consumer, consumer_stage_, consumer_lap_); }
   // Non-blocking forms: whether the wait would pass now.
   LINPIPE_HOST_DEVICE WaitStatus try_wait_producer() {
+    expect_initialised(Role::producer, producer_stage_, producer_lap_);
     return backend_.try_empty(producer_stage_, producer_lap_);
   }
   LINPIPE_HOST_DEVICE WaitStatus try_wait_consumer() {
+    expect_initialised(Role::consumer, consumer_stage_, consumer_lap_);
     return backend_.try_full(consumer_stage_, consumer_lap_);
   }
   // Bounded forms, in every build: wait at most budget_ticks (SM clock cycles on the GPU,
   // nanoseconds on the host); not ready means the budget ran out and nothing changed.
   LINPIPE_HOST_DEVICE WaitStatus wait_producer_for(std::uint64_t budget_ticks) {
+    expect_initialised(Role::producer, producer_stage_, producer_lap_);
     return backend_.wait_empty_for(producer_stage_, producer_lap_, budget_ticks);
   }
   LINPIPE_HOST_DEVICE WaitStatus wait_consumer_for(std::uint64_t budget_ticks) {
+    expect_initialised(Role::consumer, consumer_stage_, consumer_lap_);
     return backend_.wait_full_for(consumer_stage_, consumer_lap_, budget_ticks);
   }
   // Wait only if an earlier try said not ready (lets a role overlap work with the poll).
@@ -275,11 +279,7 @@ class ProducerConsumerPipeline {
   LINPIPE_HOST_DEVICE void wait(Role role, std::uint32_t stage, std::uint32_t lap) {
     if constexpr (debug_checks) {
       held_[role == Role::producer ? 0 : 1].expect_free(location(stage, lap, role));
-      if constexpr (requires(const Backend& b) { b.initialised(stage); }) {
-        if (!backend_.initialised(stage)) {
-          detail::report(ReportKind::uninitialised_barriers, location(stage, lap, role));
-        }
-      }
+      expect_initialised(role, stage, lap);
       const std::uint64_t budget = detail::debug_wait_budget();
       const bool done = role == Role::producer
                             ? backend_.wait_empty_for(stage, lap, budget, suspend_time_hint_ns_)
@@ -289,6 +289,16 @@ class ProducerConsumerPipeline {
       backend_.wait_empty(stage, lap, suspend_time_hint_ns_);
     } else {
       backend_.wait_full(stage, lap, suspend_time_hint_ns_);
+    }
+  }
+  // Debug builds, where the backend can tell (both of linpipe's can): a wait or poll on
+  // barriers init_mbars never set up would hang, or on the GPU pass on whatever shared memory
+  // held, so it is reported instead.
+  LINPIPE_HOST_DEVICE void expect_initialised(Role role, std::uint32_t stage, std::uint32_t lap) {
+    if constexpr (debug_checks && requires(const Backend& b) { b.initialised(stage); }) {
+      if (!backend_.initialised(stage)) {
+        detail::report(ReportKind::uninitialised_barriers, location(stage, lap, role));
+      }
     }
   }
   // A hung wait, blaming the right side: if the other role is itself stuck on this slot's

@@ -1,6 +1,7 @@
-// linpipe:ptx_cluster — thread-block clusters (rank, position, shape, cluster barrier) and warpgroup register
-// reallocation (setmaxnreg), the pieces a warp-specialised cluster kernel needs around its
-// pipelines. PTX ISA, "Special Registers: %cluster_ctarank", "barrier.cluster", "setmaxnreg":
+// linpipe:ptx_cluster — thread-block clusters (rank, position, shape, cluster barrier), the
+// grid's launch id, and warpgroup register reallocation (setmaxnreg): the pieces a
+// warp-specialised cluster kernel needs around its pipelines.
+// PTX ISA, "Special Registers: %cluster_ctarank, %gridid", "barrier.cluster", "setmaxnreg":
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-barrier-cluster
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#miscellaneous-instructions-setmaxnreg
 module;
@@ -74,6 +75,16 @@ LINPIPE_DEVICE inline ClusterDim3 cluster_nctaid() {
   linpipe_ptx_cluster_is_not_supported_before_SM_90();
 #endif
   return shape;
+}
+
+// mov.u64 id, %gridid;
+// PTX ISA 3.0, SM_30. The grid's temporal launch number in this context: differs between
+// launches, so a value derived from it tells this launch's writes to shared memory from what an
+// earlier kernel left there (shared memory is not cleared between launches).
+LINPIPE_DEVICE inline std::uint64_t grid_launch_id() {
+  std::uint64_t id = 0;
+  asm("mov.u64 %0, %%gridid;" : "=l"(id));
+  return id;
 }
 
 // barrier.cluster.arrive.release.aligned;

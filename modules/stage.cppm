@@ -122,7 +122,7 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   static_assert(PipelineBackend<Backend>,
                 "linpipe::ConsumerStage<NumStages, Backend>: Backend must model "
                 "linpipe::PipelineBackend");
-  static_assert(Backend::storage_elems() == 2 * static_cast<decltype(Backend::storage_elems())>(NumStages),
+  static_assert(detail::built_for_stages<Backend, NumStages>(),
                 "linpipe::ConsumerStage<NumStages, Backend>: Backend was built for a different stage "
                 "count; use the pipeline's own type, Pipeline::ConsumerStageType");
   using Pipeline = ProducerConsumerPipeline<NumStages, Backend>;
@@ -206,7 +206,7 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   static_assert(PipelineBackend<Backend>,
                 "linpipe::ProducerStage<NumStages, Backend>: Backend must model "
                 "linpipe::PipelineBackend");
-  static_assert(Backend::storage_elems() == 2 * static_cast<decltype(Backend::storage_elems())>(NumStages),
+  static_assert(detail::built_for_stages<Backend, NumStages>(),
                 "linpipe::ProducerStage<NumStages, Backend>: Backend was built for a different stage "
                 "count; use the pipeline's own type, Pipeline::ProducerStageType");
   using Pipeline = ProducerConsumerPipeline<NumStages, Backend>;
