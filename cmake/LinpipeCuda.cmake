@@ -169,8 +169,13 @@ function(linpipe_target_cuda_sources target)
     endforeach()
     add_dependencies(${target} linpipe_cuda_bmis_${arch})
   endforeach()
+  # The headers the module units include, parsed before the source so that it may include
+  # standard headers after `import linpipe;` (see linpipe_cuda_prelude.h for the clang issue).
+  set(prelude "${LINPIPE_MODULE_SOURCE_DIR}/linpipe_cuda_prelude.h")
+  list(APPEND depends "${prelude}")
   # CUDA's builtin-variable helpers are `static` in both the module and the importer: benign.
-  list(APPEND flags ${module_flags} -Wno-modules-ambiguous-internal-linkage -Werror=consumed)
+  list(APPEND flags ${module_flags} -include "${prelude}" -Wno-modules-ambiguous-internal-linkage
+       -Werror=consumed)
 
   target_sources(${target} PRIVATE ${arg_SOURCES})
   # Compiled as CXX so CMake drives clang, but never scanned: `import linpipe;` here resolves

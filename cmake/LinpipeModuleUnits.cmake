@@ -23,4 +23,4 @@ set(LINPIPE_MODULE_PARTITIONS
   stage_lag
   pipeline
   storage)
-set(LINPIPE_MODULE_HEADERS linpipe_macros.h)
+set(LINPIPE_MODULE_HEADERS linpipe_macros.h linpipe_cuda_prelude.h)

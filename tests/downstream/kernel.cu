@@ -1,10 +1,20 @@
 // Downstream clang CUDA: a kernel importing linpipe (built and linked; run only with a GPU).
+// The standard headers come after `import linpipe;` on purpose, as in main.cpp: a .cu file
+// may include anything in any order (linpipe_target_cuda_sources makes that work).
 import linpipe;
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
 
 __global__ void relay(std::uint32_t* out) {
   using Pipeline = linpipe::ProducerConsumerPipeline<2>;
@@ -26,10 +36,21 @@ __global__ void relay(std::uint32_t* out) {
   }
 }
 
-int main() {
+// Host code of a .cu file using the standard library: the launch runs on its own thread.
+int count_devices() {
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("downstream_cuda_app: built; no GPU here, not run\n");
+  std::thread probe([&devices] {
+    if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+  });
+  probe.join();
+  std::vector<int> seen{devices, 0};
+  return *std::max_element(seen.begin(), seen.end());
+}
+
+int main() {
+  const int devices = count_devices();
+  if (devices == 0) {
+    std::cout << std::string("downstream_cuda_app: built; no GPU here, not run") << std::endl;
     return 0;
   }
   std::uint32_t* out = nullptr;
