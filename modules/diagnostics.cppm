@@ -133,6 +133,9 @@ struct ExpectedArrivalsText {
 #if defined(__CUDA__)
 // The GPU backstop, out of line and cold: fills the sink's record once (first thread wins),
 // makes it visible to the host with a system fence, then traps. No sink: it only traps.
+// Threads that lose the race wait (boundedly) for the winner's record before trapping: many
+// threads often hit the same fault at once (every warp finding init_mbars missing), and a
+// loser's trap would end the grid while the winner is still writing.
 [[noreturn]] __device__ __noinline__ inline void record_and_trap(ReportKind kind,
                                                                   const char* pipeline,
                                                                   const void* barriers,
@@ -141,7 +144,13 @@ struct ExpectedArrivalsText {
                                                                   std::uint32_t expected_arrivals) {
   DeviceReportRecord* sink = linpipe_device_report_sink;
   if (sink != nullptr &&
-      __nvvm_atom_sys_cas_gen_i(reinterpret_cast<int*>(&sink->claimed), 0, 1) == 0) {
+      __nvvm_atom_sys_cas_gen_i(reinterpret_cast<int*>(&sink->claimed), 0, 1) != 0) {
+    constexpr long long patience_cycles = 1ll << 30;  // about 0.5 s; a record takes microseconds
+    const long long start = __nvvm_read_ptx_sreg_clock64();
+    while (static_cast<volatile DeviceReportRecord*>(sink)->complete == 0 &&
+           __nvvm_read_ptx_sreg_clock64() - start < patience_cycles) {
+    }
+  } else if (sink != nullptr) {
     volatile DeviceReportRecord* out = sink;
     out->kind = static_cast<std::uint32_t>(kind);
     out->role = static_cast<std::uint32_t>(role);
