@@ -12,12 +12,10 @@ import linpipe;
 namespace linpipe::kernels {
 namespace {
 
-// The barriers and the stages' tile numbers (Schedule::stage_tile) ahead of the ring, whole
-// 128-byte lines so the tiles stay aligned.
+// The barriers' area ahead of the ring, whole 128-byte lines so the tiles stay aligned.
 template <int Stages>
 constexpr std::uint32_t barrier_bytes =
-    (ProducerConsumerPipeline<Stages>::smem_bytes() + Stages * sizeof(unsigned long long) + 127) /
-    128 * 128;
+    (ProducerConsumerPipeline<Stages>::smem_bytes() + 127) / 128 * 128;
 
 struct Tiles {
   const std::byte* src;
@@ -29,30 +27,6 @@ struct Tiles {
   __device__ std::uint32_t size(std::size_t tile) const {
     const std::size_t left = bulk_bytes - tile * tile_bytes;
     return static_cast<std::uint32_t>(left < tile_bytes ? left : tile_bytes);
-  }
-};
-
-// Which tiles a block moves. Static (counter null): tiles blockIdx.x, + gridDim.x, ... (a
-// persistent grid's fixed share, or a short-lived block's k tiles). Stealing: the producer
-// claims each tile from a global counter once it holds a free stage, so the grid walks memory
-// in order and a block that runs fast takes more; it tells the consumers which tile a stage
-// carries through shared memory, and sends a claim past the end as a stage with no bytes,
-// which ends their loop.
-struct Schedule {
-  unsigned long long* counter;      // global, zero at launch; null: static
-  unsigned long long* stage_tile;   // shared, one per stage: the tile that stage carries
-
-  __device__ bool stealing() const { return counter != nullptr; }
-  // Producer, holding a free stage: the tile it will carry (stealing), else `static_tile`.
-  __device__ std::size_t claim(std::uint32_t stage, std::size_t static_tile) const {
-    if (!stealing()) return static_tile;
-    const unsigned long long tile = atomicAdd(counter, 1ull);
-    stage_tile[stage] = tile;  // published to the consumers by the stage's full-barrier arrive
-    return tile;
-  }
-  // Consumer, holding a full stage: the tile it carries.
-  __device__ std::size_t carried(std::uint32_t stage, std::size_t static_tile) const {
-    return stealing() ? stage_tile[stage] : static_tile;
   }
 };
 
@@ -82,18 +56,11 @@ __device__ void bulk_store(std::byte* to, const std::byte* from, std::uint32_t b
 // One lane: load each of this block's tiles into the next empty stage.
 template <class Pipeline>
 __device__ void produce_tiles(Pipeline& pipe, std::byte* ring, const Tiles& tiles,
-                              const Schedule& schedule, CachePolicy cache) {
-  for (std::size_t next = blockIdx.x;; next += gridDim.x) {
-    if (!schedule.stealing() && next >= tiles.count) break;
+                              CachePolicy cache) {
+  for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
     auto stage = pipe.acquire_producer();
-    const std::size_t t = schedule.claim(stage.index(), next);
-    const auto full = stage.mbar();
-    if (t >= tiles.count) {  // stealing ran out: an empty stage tells the consumers
-      full.arrive();
-      stage.release();
-      break;
-    }
     const std::uint32_t bytes = tiles.size(t);
+    const auto full = stage.mbar();
     full.arrive_expect_tx(bytes);  // the phase completes when the copy's bytes have landed
     bulk_load(ring + stage.index() * tiles.tile_bytes, tiles.src + t * tiles.tile_bytes, bytes,
               full.address(), cache);
@@ -123,37 +90,22 @@ __device__ void store_slice(const std::byte* ring, std::uint32_t slot, std::size
 // never refill the slot the consumer waits on next (StageLag asserts it).
 template <int Lag, class Pipeline>
 __device__ void store_tiles_with_bulk_copies(Pipeline& pipe, const std::byte* ring, const Tiles& tiles,
-                                             const Schedule& schedule, std::uint32_t warp,
-                                             std::uint32_t warps, CachePolicy cache) {
+                                             std::uint32_t warp, std::uint32_t warps,
+                                             CachePolicy cache) {
   if constexpr (Lag == 0) {
-    for (std::size_t next = blockIdx.x;; next += gridDim.x) {
-      if (!schedule.stealing() && next >= tiles.count) break;
+    for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
       auto stage = pipe.acquire_consumer();
-      const std::size_t t = schedule.carried(stage.index(), next);
-      if (t >= tiles.count) {  // the producer's end-of-work stage
-        stage.release();
-        break;
-      }
       store_slice(ring, stage.index(), t, tiles, warp, warps, cache);
       ptx::cp_async_bulk_wait_group_read<0>();
       stage.release();
     }
   } else {
-    // No `break` out of this loop: clang's -Wconsumed loses the lag's state across one.
     StageLag<typename Pipeline::ConsumerStageType, Lag> reading;
-    bool more = true;
-    for (std::size_t next = blockIdx.x; more && (schedule.stealing() || next < tiles.count);
-         next += gridDim.x) {
+    for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
       auto stage = pipe.acquire_consumer();
-      const std::size_t t = schedule.carried(stage.index(), next);
-      if (t < tiles.count) {
-        store_slice(ring, stage.index(), t, tiles, warp, warps, cache);
-        ptx::cp_async_bulk_wait_group_read<Lag - 1>();  // the store Lag tiles back has read its slot
-        reading.push(std::move(stage));
-      } else {  // the producer's end-of-work stage
-        stage.release();
-        more = false;
-      }
+      store_slice(ring, stage.index(), t, tiles, warp, warps, cache);
+      ptx::cp_async_bulk_wait_group_read<Lag - 1>();  // the store Lag tiles back has read its slot
+      reading.push(std::move(stage));
     }
     ptx::cp_async_bulk_wait_group_read<0>();
     reading.flush();
@@ -166,21 +118,12 @@ __device__ void store_tiles_with_bulk_copies(Pipeline& pipe, const std::byte* ri
 // for the warp right away (the lane-guarded release).
 template <class Pipeline>
 __device__ void store_tiles_with_threads(Pipeline& pipe, const std::byte* ring, const Tiles& tiles,
-                                         const Schedule& schedule, std::uint32_t warp,
-                                         std::uint32_t warps) {
+                                         std::uint32_t warp, std::uint32_t warps) {
   constexpr std::uint32_t unroll = 4;
   const std::uint32_t lane = threadIdx.x % 32;
   const std::uint32_t stride = warps * 32;
-  for (std::size_t next = blockIdx.x;; next += gridDim.x) {
-    if (!schedule.stealing() && next >= tiles.count) break;
+  for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
     auto stage = pipe.acquire_consumer();
-    const std::size_t t = schedule.carried(stage.index(), next);
-    if (t >= tiles.count) {
-      __syncwarp();
-      if (lane == 0) stage.arrive();
-      stage.release_without_signal();
-      break;
-    }
     const std::uint32_t vectors = tiles.size(t) / 16;
     const auto* from = reinterpret_cast<const uint4*>(ring + stage.index() * tiles.tile_bytes);
     auto* to = reinterpret_cast<uint4*>(tiles.dst + t * tiles.tile_bytes);
@@ -202,12 +145,10 @@ __device__ void store_tiles_with_threads(Pipeline& pipe, const std::byte* ring, 
 template <int Stages, int Lag>
 __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::size_t bytes,
                                    std::uint32_t tile_bytes, std::uint32_t consumer_warps,
-                                   bool threads_store, bool evict_first,
-                                   unsigned long long* tile_counter) {
+                                   bool threads_store, bool evict_first) {
   using Pipeline = ProducerConsumerPipeline<Stages>;
   extern __shared__ __align__(128) std::byte smem[];
   auto* barriers = reinterpret_cast<std::uint64_t*>(smem);
-  auto* stage_tile = reinterpret_cast<unsigned long long*>(smem + Pipeline::smem_bytes());
   std::byte* ring = smem + barrier_bytes<Stages>;
 
   const std::uint32_t warp = threadIdx.x / 32;
@@ -219,13 +160,12 @@ __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::si
   const Tiles tiles{src, dst, (bulk_bytes + tile_bytes - 1) / tile_bytes, bulk_bytes, tile_bytes};
   Pipeline pipe(barriers, "stream_copy");
   const CachePolicy cache{evict_first, evict_first ? ptx::createpolicy_evict_first() : 0};
-  const Schedule schedule{tile_counter, stage_tile};
   if (warp == 0) {
-    if (leader) produce_tiles(pipe, ring, tiles, schedule, cache);
+    if (leader) produce_tiles(pipe, ring, tiles, cache);
   } else if (threads_store) {
-    store_tiles_with_threads(pipe, ring, tiles, schedule, warp - 1, consumer_warps);
+    store_tiles_with_threads(pipe, ring, tiles, warp - 1, consumer_warps);
   } else if (leader) {
-    store_tiles_with_bulk_copies<Lag>(pipe, ring, tiles, schedule, warp - 1, consumer_warps, cache);
+    store_tiles_with_bulk_copies<Lag>(pipe, ring, tiles, warp - 1, consumer_warps, cache);
   }
 
   // The last bytes % 16 bytes are below the bulk engine's granule: plain loads and stores.
@@ -260,28 +200,11 @@ cudaError_t launch(void* dst, const void* src, std::size_t bytes, const StreamCo
                            : static_cast<std::size_t>(sms) * per_sm;
   if (blocks > tiles) blocks = tiles == 0 ? 1 : tiles;
   if (blocks > 0x7fffffff) return cudaErrorInvalidValue;  // gridDim.x; needs tiles_per_block > 0
-  // Stealing: a zeroed counter of the launch's own, stream-ordered, so concurrent copies on
-  // other streams never share one.
-  unsigned long long* counter = nullptr;
-  if (config.steal_tiles) {
-    if ((status = cudaMallocAsync(reinterpret_cast<void**>(&counter), sizeof(*counter), stream)) !=
-        cudaSuccess)
-      return status;
-    if ((status = cudaMemsetAsync(counter, 0, sizeof(*counter), stream)) != cudaSuccess) {
-      (void)cudaFreeAsync(counter, stream);
-      return status;
-    }
-  }
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
       static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, config.tile_bytes,
       static_cast<std::uint32_t>(config.consumer_warps), config.store == StoreEngine::threads,
-      config.evict_first, counter);
-  status = cudaGetLastError();
-  if (counter != nullptr) {
-    const cudaError_t freed = cudaFreeAsync(counter, stream);
-    if (status == cudaSuccess) status = freed;
-  }
-  return status;
+      config.evict_first);
+  return cudaGetLastError();
 }
 
 }  // namespace
@@ -302,8 +225,6 @@ cudaError_t stream_copy(void* dst, const void* src, std::size_t bytes, const Str
     return reject("dst and src must be 16-byte aligned (the bulk copy engine's granule)");
   if (config.store_lag < 0 || config.store_lag > 2 || config.store_lag >= config.stages)
     return reject("store_lag must be 0, 1 or 2, and less than stages");
-  if (config.steal_tiles && config.tiles_per_block != 0)
-    return reject("steal_tiles needs a persistent grid (tiles_per_block = 0)");
   if (bytes == 0) return cudaSuccess;
   const auto with_lag = [&]<int Stages>() {
     switch (config.store_lag) {

@@ -30,9 +30,6 @@ struct StreamCopyConfig {
   // 0: a persistent grid (SMs x blocks_per_sm blocks walk every tile); k > 0: short-lived
   // blocks, one per k tiles (the hardware schedules them as SMs free up).
   std::uint32_t tiles_per_block = 1;
-  // Persistent grid only: blocks claim tiles in order from a global counter (one 8-byte
-  // stream-ordered allocation per call) instead of each walking a fixed share.
-  bool steal_tiles = false;
 };
 
 // Copies `bytes` bytes from src to dst (both device pointers, 16-byte aligned, not overlapping)

@@ -32,13 +32,6 @@ StreamCopyConfig bulk(int stages, std::uint32_t tile, int blocks_per_sm, int lag
   return persistent(stages, tile, 1, blocks_per_sm, StoreEngine::bulk, lag, evict_first);
 }
 
-// A persistent grid claiming tiles in order from a global counter.
-StreamCopyConfig stealing(int stages, std::uint32_t tile, int blocks_per_sm, int lag) {
-  StreamCopyConfig c = bulk(stages, tile, blocks_per_sm, lag, false);
-  c.steal_tiles = true;
-  return c;
-}
-
 // Short-lived blocks, one per tiles_per_block tiles.
 StreamCopyConfig short_lived(int stages, std::uint32_t tile, std::uint32_t tiles_per_block) {
   return {stages, tile, 1, 0, StoreEngine::bulk, stages > 1 ? 1 : 0, false, tiles_per_block};
@@ -54,9 +47,6 @@ std::vector<StreamCopyConfig> configs = {
     short_lived(1, 32768, 1), short_lived(2, 32768, 1), short_lived(2, 16384, 1),
     short_lived(2, 49152, 1), short_lived(2, 65536, 1), short_lived(2, 32768, 2),
     short_lived(3, 32768, 8), short_lived(3, 65536, 4),
-    // stealing persistent grids (stages, tile bytes, blocks per SM, store lag)
-    stealing(3, 65536, 1, 1), stealing(4, 49152, 1, 1), stealing(4, 32768, 1, 2),
-    stealing(2, 49152, 2, 1), stealing(4, 24576, 2, 1), stealing(6, 16384, 2, 2),
 };
 
 std::string name(const StreamCopyConfig& c) {
@@ -65,9 +55,8 @@ std::string name(const StreamCopyConfig& c) {
     std::snprintf(text, sizeof text, "%s%dx%uK k%u L%d", c.store == StoreEngine::bulk ? "B" : "T",
                   c.stages, c.tile_bytes / 1024, c.tiles_per_block, c.store_lag);
   } else {
-    std::snprintf(text, sizeof text, "%s%dx%uK b%d L%d%s%s", c.store == StoreEngine::bulk ? "B" : "T",
-                  c.stages, c.tile_bytes / 1024, c.blocks_per_sm, c.store_lag, c.evict_first ? "e" : "",
-                  c.steal_tiles ? " s" : "");
+    std::snprintf(text, sizeof text, "%s%dx%uK b%d L%d%s", c.store == StoreEngine::bulk ? "B" : "T",
+                  c.stages, c.tile_bytes / 1024, c.blocks_per_sm, c.store_lag, c.evict_first ? "e" : "");
   }
   return text;
 }
@@ -165,7 +154,7 @@ int main(int argc, char** argv) {
   }
   if (csv) std::fclose(csv);
 
-  std::printf("\nall configurations, GB/s (read + write); config = B(ulk)/T(hread) stores, stages x tile, blocks/SM (b) or short-lived blocks of k tiles (k), L(ag of the empty signal behind the store), e = L2 evict-first, s = tiles stolen from a counter\n");
+  std::printf("\nall configurations, GB/s (read + write); config = B(ulk)/T(hread) stores, stages x tile, blocks/SM (b) or short-lived blocks of k tiles (k), L(ag of the empty signal behind the store), e = L2 evict-first\n");
   std::printf("%9s", "MiB");
   for (const auto& c : configs) std::printf(" %13s", name(c).c_str());
   std::printf("\n");

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "check_buffers.h"
@@ -26,15 +25,13 @@ struct Case {
   int consumer_warps;
   StoreEngine store;
   std::uint32_t tiles_per_block = 0;  // 0: persistent grid; k: short-lived blocks of k tiles
-  bool steal_tiles = false;           // persistent grid claiming tiles from a counter
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.stages << " stages x " << c.tile_bytes << " B, " << c.consumer_warps
       << (c.store == StoreEngine::bulk ? " bulk-store" : " thread-store") << " consumer warps"
       << (c.tiles_per_block > 0 ? ", short-lived blocks of " + std::to_string(c.tiles_per_block) + " tiles"
-                                : std::string(", persistent grid"))
-      << (c.steal_tiles ? " stealing tiles" : "");
+                                : std::string(", persistent grid"));
 }
 
 class StreamCopyExact : public ::testing::TestWithParam<Case> {};
@@ -46,7 +43,6 @@ TEST_P(StreamCopyExact, RandomDataOddSizes) {
   config.store_lag = c.stages > 2 ? 2 : c.stages - 1;  // the deepest lag each ring allows
   config.evict_first = c.stages % 2 == 0;
   config.tiles_per_block = c.tiles_per_block;
-  config.steal_tiles = c.steal_tiles;
   constexpr std::size_t guard = 4096;  // poisoned bytes after the end that must stay poisoned
   const std::vector<std::size_t> sizes = {1, 15, 17, 4093, c.tile_bytes - 16, c.tile_bytes + 5,
                                           7 * std::size_t{c.tile_bytes} + 1000,
@@ -92,11 +88,7 @@ INSTANTIATE_TEST_SUITE_P(Stages, StreamCopyExact,
                                            Case{2, 49152, 1, StoreEngine::bulk, 1},  // the defaults
                                            Case{3, 16384, 2, StoreEngine::bulk, 4},
                                            Case{4, 16384, 1, StoreEngine::bulk, 16},
-                                           Case{2, 16384, 4, StoreEngine::threads, 2},
-                                           Case{3, 65536, 1, StoreEngine::bulk, 0, true},
-                                           Case{4, 16384, 2, StoreEngine::bulk, 0, true},
-                                           Case{8, 4096, 1, StoreEngine::bulk, 0, true},
-                                           Case{2, 32768, 4, StoreEngine::threads, 0, true}),
+                                           Case{2, 16384, 4, StoreEngine::threads, 2}),
                          [](const auto& info) {
                            return std::string(info.param.store == StoreEngine::bulk ? "Bulk" : "Threads") +
                                   "_S" + std::to_string(info.param.stages) + "_T" +
@@ -104,8 +96,7 @@ INSTANTIATE_TEST_SUITE_P(Stages, StreamCopyExact,
                                   std::to_string(info.param.consumer_warps) +
                                   (info.param.tiles_per_block > 0
                                        ? "_K" + std::to_string(info.param.tiles_per_block)
-                                       : std::string()) +
-                                  (info.param.steal_tiles ? "_Steal" : "");
+                                       : std::string());
                          });
 
 // A small run for compute-sanitizer (racecheck, synccheck): every role, several laps.
@@ -117,56 +108,20 @@ TEST(StreamCopySanitizer, SmallCopy) {
   LINPIPE_CUDA_OK(cudaMalloc(&dst, bytes));
   LINPIPE_CUDA_OK(linpipe::kernels::fill_random(src, bytes, 99));
   LINPIPE_CUDA_OK(cudaMemset(dst, 0, bytes));
-  // persistent grid, short-lived blocks, persistent grid stealing tiles
-  for (const auto [tiles_per_block, steal] : {std::pair{0u, false}, std::pair{2u, false}, std::pair{0u, true}}) {
+  for (std::uint32_t tiles_per_block : {0u, 2u}) {  // persistent grid, short-lived blocks
     for (StoreEngine store : {StoreEngine::bulk, StoreEngine::threads}) {
       StreamCopyConfig config{3, 4096, 2, 1, store, 2};
       config.tiles_per_block = tiles_per_block;
-      config.steal_tiles = steal;
       LINPIPE_CUDA_OK(cudaMemset(dst, 0, bytes));
       LINPIPE_CUDA_OK(linpipe::kernels::stream_copy(dst, src, bytes, config));
       LINPIPE_CUDA_OK(cudaDeviceSynchronize());
       unsigned long long wrong = 0;
       LINPIPE_CUDA_OK(linpipe::kernels::count_mismatches(dst, src, bytes, &wrong));
-      EXPECT_EQ(wrong, 0u) << "tiles_per_block " << tiles_per_block << " steal " << steal;
+      EXPECT_EQ(wrong, 0u) << "tiles_per_block " << tiles_per_block;
     }
   }
   LINPIPE_CUDA_OK(cudaFree(src));
   LINPIPE_CUDA_OK(cudaFree(dst));
-}
-
-// Stealing copies running at once on two streams each claim from their own counter: both land
-// whole (a shared counter would hand one copy's tiles to the other's blocks).
-TEST(StreamCopyStealing, ConcurrentCopiesOnTwoStreamsBothLandWhole) {
-  LINPIPE_REQUIRE_GPU();
-  const std::size_t bytes = (48u << 20) + 48;
-  StreamCopyConfig config{4, 16384, 1, 1, StoreEngine::bulk, 1};
-  config.tiles_per_block = 0;
-  config.steal_tiles = true;
-  void *src[2] = {}, *dst[2] = {};
-  cudaStream_t streams[2] = {};
-  for (int i = 0; i < 2; ++i) {
-    LINPIPE_CUDA_OK(cudaMalloc(&src[i], bytes));
-    LINPIPE_CUDA_OK(cudaMalloc(&dst[i], bytes));
-    LINPIPE_CUDA_OK(linpipe::kernels::fill_random(src[i], bytes, 1234 + i));
-    LINPIPE_CUDA_OK(cudaMemset(dst[i], 0, bytes));
-    LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
-  }
-  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
-  for (int round = 0; round < 4; ++round) {
-    for (int i = 0; i < 2; ++i) {
-      LINPIPE_CUDA_OK(linpipe::kernels::stream_copy(dst[i], src[i], bytes, config, streams[i]));
-    }
-  }
-  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
-  for (int i = 0; i < 2; ++i) {
-    unsigned long long wrong = 0;
-    LINPIPE_CUDA_OK(linpipe::kernels::count_mismatches(dst[i], src[i], bytes, &wrong));
-    EXPECT_EQ(wrong, 0u) << "stream " << i;
-    LINPIPE_CUDA_OK(cudaStreamDestroy(streams[i]));
-    LINPIPE_CUDA_OK(cudaFree(src[i]));
-    LINPIPE_CUDA_OK(cudaFree(dst[i]));
-  }
 }
 
 // Bad configurations are refused before anything runs, with a sentence saying what to change.
@@ -189,11 +144,6 @@ TEST(StreamCopyConfigCheck, RejectsWhatItCannotRun) {
                                           nullptr, &why),
             cudaErrorInvalidValue);
   EXPECT_STREQ(why, "store_lag must be 0, 1 or 2, and less than stages");
-  StreamCopyConfig short_lived_stealing{};
-  short_lived_stealing.steal_tiles = true;  // with the default tiles_per_block = 1
-  EXPECT_EQ(linpipe::kernels::stream_copy(buffer, buffer + 32, 16, short_lived_stealing, nullptr, &why),
-            cudaErrorInvalidValue);
-  EXPECT_STREQ(why, "steal_tiles needs a persistent grid (tiles_per_block = 0)");
 }
 
 }  // namespace
