@@ -5,7 +5,7 @@
 // A real compile error anywhere in the translation unit makes the checks say nothing,
 // not even about the functions that did compile:
 // RUN: not %check_linpipe -checks='-*,linpipe-*' %s -- %stage_flags -DBROKEN \
-// RUN:   | FileCheck %s --check-prefix=BROKEN --implicit-check-not="linpipe-"
+// RUN:   | FileCheck %s --check-prefix=BROKEN --implicit-check-not="[linpipe-"
 #include "stage_types.h"
 using namespace lp;
 
