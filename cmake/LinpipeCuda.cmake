@@ -175,7 +175,7 @@ function(linpipe_target_cuda_sources target)
   list(APPEND depends "${prelude}")
   # CUDA's builtin-variable helpers are `static` in both the module and the importer: benign.
   list(APPEND flags ${module_flags} -include "${prelude}" -Wno-modules-ambiguous-internal-linkage
-       -Werror=consumed)
+       "${LINPIPE_CONSUMED_AS_ERROR_FLAG}")
 
   target_sources(${target} PRIVATE ${arg_SOURCES})
   # Compiled as CXX so CMake drives clang, but never scanned: `import linpipe;` here resolves
