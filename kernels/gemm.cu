@@ -12,9 +12,12 @@
 #include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
 #include <cuda_runtime.h>
 
+#include <array>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <utility>
 
 import linpipe;
@@ -213,42 +216,73 @@ cudaError_t encode_operand(CUtensorMap* map, const void* base, int rows, int col
   return encode_tensor_map_2d(map, desc);
 }
 
-// The clusters a persistent launch may keep resident (the SM count for Cluster == 1),
-// computed once per process; sets the kernel's shared-memory limit on the way.
-template <int Cluster>
-cudaError_t resident_clusters(int* count) {
-  const auto kernel = gemm_kernel<Cluster>;
-  static int max_clusters = 0;  // per kernel, once per process (one device assumed)
-  cudaError_t status = cudaSuccess;
-  if (max_clusters == 0) {
-    status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(smem_bytes));
-    if (status != cudaSuccess) return status;
-    int device = 0, sms = 0;
-    if ((status = cudaGetDevice(&device)) != cudaSuccess) return status;
-    if ((status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
-      return status;
-    if constexpr (Cluster == 1) {
-      max_clusters = sms;
-    } else {
-      cudaLaunchConfig_t probe{};
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = Cluster;
-      attr.val.clusterDim.y = 1;
-      attr.val.clusterDim.z = 1;
-      probe.gridDim = dim3(sms / Cluster * Cluster);
-      probe.blockDim = dim3(threads);
-      probe.dynamicSmemBytes = smem_bytes;
-      probe.attrs = &attr;
-      probe.numAttrs = 1;
-      int found = 0;
-      if ((status = cudaOccupancyMaxActiveClusters(&found, kernel, &probe)) != cudaSuccess)
-        return status;
-      if (found == 0) return cudaErrorInvalidConfiguration;
-      max_clusters = found;
+// An operand's map, remembered per thread (the last few): a map is a pure function of (base,
+// rows, cols, box rows), so a hit is exactly what a fresh encode would give, even for a buffer
+// freed and reallocated at the same address, and a thread-local table needs no lock.
+cudaError_t cached_operand(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
+  struct Entry {
+    CUtensorMap map;
+    const void* base;  // nullptr: empty (a null operand is rejected before this)
+    int rows, cols, box_rows;
+  };
+  thread_local std::array<Entry, 8> entries{};
+  thread_local unsigned next = 0;
+  for (const Entry& e : entries) {
+    if (e.base == base && e.rows == rows && e.cols == cols && e.box_rows == box_rows) {
+      *map = e.map;
+      return cudaSuccess;
     }
   }
+  const cudaError_t status = encode_operand(map, base, rows, cols, box_rows);
+  if (status == cudaSuccess) entries[next++ % entries.size()] = Entry{*map, base, rows, cols, box_rows};
+  return status;
+}
+
+// The clusters a persistent launch may keep resident on the current device (its SM count for
+// Cluster == 1), measured once per device and kernel, which also sets the kernel's
+// shared-memory limit there (a per-device setting). Safe to call from several threads.
+template <int Cluster>
+cudaError_t resident_clusters(int* count) {
+  constexpr int max_devices = 64;
+  static std::array<std::atomic<int>, max_devices> measured{};  // 0: not yet on that device
+  static std::mutex measuring;
+  int device = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status != cudaSuccess) return status;
+  if (device < 0 || device >= max_devices) return cudaErrorInvalidDevice;
+  if ((*count = measured[device].load(std::memory_order_acquire)) != 0) return cudaSuccess;
+
+  const std::lock_guard<std::mutex> lock(measuring);
+  if ((*count = measured[device].load(std::memory_order_relaxed)) != 0) return cudaSuccess;
+  const auto kernel = gemm_kernel<Cluster>;
+  int max_clusters = 0;
+  status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(smem_bytes));
+  if (status != cudaSuccess) return status;
+  int sms = 0;
+  if ((status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
+    return status;
+  if constexpr (Cluster == 1) {
+    max_clusters = sms;
+  } else {
+    cudaLaunchConfig_t probe{};
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = Cluster;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    probe.gridDim = dim3(sms / Cluster * Cluster);
+    probe.blockDim = dim3(threads);
+    probe.dynamicSmemBytes = smem_bytes;
+    probe.attrs = &attr;
+    probe.numAttrs = 1;
+    int found = 0;
+    if ((status = cudaOccupancyMaxActiveClusters(&found, kernel, &probe)) != cudaSuccess)
+      return status;
+    if (found == 0) return cudaErrorInvalidConfiguration;
+    max_clusters = found;
+  }
+  measured[device].store(max_clusters, std::memory_order_release);
   *count = max_clusters;
   return cudaSuccess;
 }
@@ -258,9 +292,9 @@ cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k,
                    const GemmConfig& options, cudaStream_t stream) {
   const int group_rows = options.group_rows;
   CUtensorMap map_a, map_b;
-  cudaError_t status = encode_operand(&map_a, a, m, k, block_m);
+  cudaError_t status = cached_operand(&map_a, a, m, k, block_m);
   if (status != cudaSuccess) return status;
-  if ((status = encode_operand(&map_b, b, n, k, block_n / Cluster)) != cudaSuccess) return status;
+  if ((status = cached_operand(&map_b, b, n, k, block_n / Cluster)) != cudaSuccess) return status;
 
   static_assert(Cluster == 1 || Cluster == 2);
   const auto kernel = gemm_kernel<Cluster>;

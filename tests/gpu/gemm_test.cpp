@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gemm.h"
@@ -172,6 +174,64 @@ TEST(GemmSanitizer, SmallShape) {
   LINPIPE_CUDA_OK(cudaFree(a));
   LINPIPE_CUDA_OK(cudaFree(b));
   LINPIPE_CUDA_OK(cudaFree(c));
+}
+
+// The host side is shared by threads: per-device launch limits measured once under a lock,
+// tensor maps remembered per thread by operand. Two threads, each alternating between two
+// operand sets of one shape on its own stream (cache hits and misses), must both compute the
+// product of the operands they passed, in every call.
+TEST(GemmHost, ThreadsAlternatingOperandsOfOneShapeGetTheirOwnProducts) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  constexpr int m = 512, n = 512, k = 256, sets = 4;
+  const std::size_t na = std::size_t(m) * k, nb = std::size_t(n) * k, nc = std::size_t(m) * n;
+  void *a[sets], *b[sets], *c[sets], *ref[sets];
+  cublasHandle_t handle;
+  ASSERT_EQ(cublasCreate(&handle), CUBLAS_STATUS_SUCCESS);
+  for (int i = 0; i < sets; ++i) {
+    LINPIPE_CUDA_OK(cudaMalloc(&a[i], na * 2));
+    LINPIPE_CUDA_OK(cudaMalloc(&b[i], nb * 2));
+    LINPIPE_CUDA_OK(cudaMalloc(&c[i], nc * 2));
+    LINPIPE_CUDA_OK(cudaMalloc(&ref[i], nc * 2));
+    LINPIPE_CUDA_OK(fill_random_bf16(a[i], na, 100 + i));
+    LINPIPE_CUDA_OK(fill_random_bf16(b[i], nb, 200 + i));
+    const float alpha = 1.0f, beta = 0.0f;
+    ASSERT_EQ(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, b[i], CUDA_R_16BF, k,
+                           a[i], CUDA_R_16BF, k, &beta, ref[i], CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+                           CUBLAS_GEMM_DEFAULT),
+              CUBLAS_STATUS_SUCCESS);
+  }
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  ASSERT_EQ(cublasDestroy(handle), CUBLAS_STATUS_SUCCESS);
+  std::atomic<int> failures{0};
+  const auto worker = [&](int first) {  // thread 0 uses sets 0 and 1, thread 1 sets 2 and 3
+    cudaStream_t stream;
+    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) return void(++failures);
+    for (int call = 0; call < 6; ++call) {
+      const int i = first + call % 2;
+      if (poison_bf16(c[i], nc) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess ||
+          gemm_bf16(a[i], b[i], c[i], m, n, k, GemmConfig{}, stream) != cudaSuccess ||
+          cudaStreamSynchronize(stream) != cudaSuccess) {
+        ++failures;
+        continue;
+      }
+      Bf16Comparison cmp{};
+      if (compare_bf16(c[i], ref[i], nc, &cmp) != cudaSuccess || cmp.non_finite != 0 ||
+          !(cmp.relative_error < 1e-2))
+        ++failures;
+    }
+    (void)cudaStreamDestroy(stream);
+  };
+  std::thread first(worker, 0), second(worker, 2);
+  first.join();
+  second.join();
+  EXPECT_EQ(failures.load(), 0) << "calls that failed or computed another call's product";
+  for (int i = 0; i < sets; ++i) {
+    LINPIPE_CUDA_OK(cudaFree(a[i]));
+    LINPIPE_CUDA_OK(cudaFree(b[i]));
+    LINPIPE_CUDA_OK(cudaFree(c[i]));
+    LINPIPE_CUDA_OK(cudaFree(ref[i]));
+  }
 }
 
 // Runs without a GPU: the shape checks come before any CUDA call.
