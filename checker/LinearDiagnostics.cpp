@@ -26,10 +26,12 @@ static void emitNotReleased(clang::tidy::ClangTidyCheck &Check, LinearTypeModel 
                             const Finding &F) {
   const bool Overwritten = F.Exit == ExitKind::Assignment;
   const unsigned PathVariant = Overwritten ? 2 : (F.Definite ? 0 : 1);
+  const unsigned WhatVariant = F.IsParameter ? (F.ByRvalueReference ? 2 : 1) : 0;
   Check.diag(F.Loc, "%select{'%0' is not released|by-value parameter '%0' is neither released "
-                    "nor moved}1 %select{on this path|on some paths reaching this point|before it "
-                    "is overwritten}2")
-      << F.Name << F.IsParameter << PathVariant;
+                    "nor moved|rvalue-reference parameter '%0' is neither released nor moved (its "
+                    "caller handed it over)}1 %select{on this path|on some paths reaching this "
+                    "point|before it is overwritten}2")
+      << F.Name << WhatVariant << PathVariant;
   if (F.AcquiredLoc.isValid())
     Check.diag(F.AcquiredLoc, "%select{'%0' acquired here|'%0' received here}1",
                DiagnosticIDs::Note)

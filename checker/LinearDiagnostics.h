@@ -51,7 +51,8 @@ struct Finding {
   clang::SourceLocation Loc;      // the faulty point
   std::string Name;               // the variable, or the callee that made a temporary
   bool IsTemporary = false;       // Name is a callee: the value has no name
-  bool IsParameter = false;       // NotReleased: a by-value parameter
+  bool IsParameter = false;       // NotReleased: a by-value or rvalue-reference parameter
+  bool ByRvalueReference = false; // IsParameter: received as `Linear &&`
   bool Definite = true;           // NotReleased: live on every path to Loc
   ExitKind Exit = ExitKind::EndOfScope;
   clang::SourceLocation AcquiredLoc;

@@ -52,6 +52,10 @@ bool isMoveLike(const FunctionDecl *FD) {
 
 bool isAddressOf(const FunctionDecl *FD) { return isStdNamed(FD, {"addressof", "__addressof"}); }
 
+// std::exchange(obj, value): a transfer between two names, not an escape: obj's old value
+// leaves as the result, value moves into obj.
+bool isExchange(const FunctionDecl *FD) { return isStdNamed(FD, {"exchange"}); }
+
 // A std callee that stores what it is given on the heap rather than in a container.
 bool isHeapSink(const FunctionDecl *FD) {
   if (isStdNamed(FD, {"make_unique", "make_shared", "allocate_shared", "construct_at"}))
@@ -179,6 +183,7 @@ struct TrackedValue {
   InitKind Init = InitKind::Unknown;
   int InitSource = -1; // FromTracked: the index of the source value
   std::string Name;    // for messages
+  bool ByRvalueReference = false; // a `Linear &&` parameter: the caller handed it over
 };
 
 //===----------------------------------------------------------------------===//
@@ -201,7 +206,9 @@ struct Event {
 
 // Where one linear value goes, as decided by its context.
 struct Flow {
-  enum Kind { Use, MethodCall, Moved, Escape, HandOff, AssignTarget, Discard } K = Use;
+  // ExchangeTarget: the old value moves out (the call's result), then the new one is
+  // assigned in (std::exchange's first argument).
+  enum Kind { Use, MethodCall, Moved, Escape, HandOff, AssignTarget, ExchangeTarget, Discard } K = Use;
   const Stmt *Anchor = nullptr; // where it happens (a CFG element, or below one)
   SourceLocation Loc;
   const FunctionDecl *Callee = nullptr;
@@ -400,6 +407,18 @@ Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue)
     }
     return methodCall(Op, MD, Op->getOperatorLoc());
   }
+  if (isExchange(FD) && CE->getNumArgs() == 2) {
+    if (*ArgIdx == 1) // the new value goes into the first argument, as in an assignment
+      return assignedInto(CE->getArg(0), CE, CE->getExprLoc());
+    if (!Prvalue) {
+      Flow F;
+      F.K = Flow::ExchangeTarget;
+      F.Anchor = CE;
+      F.Loc = CE->getExprLoc();
+      std::tie(F.AssignInit, F.AssignSource) = initOf(CE->getArg(1));
+      return F;
+    }
+  }
   QualType PT = paramTypeAt(CE, FD, *ArgIdx);
   if (PT.isNull() || !(PT->isRValueReferenceType() || PT->isRecordType()))
     return drop(Cur, Prvalue, true); // borrowed (lvalue reference), or unknown
@@ -576,6 +595,10 @@ std::pair<InitKind, int> FlowClassifier::initOf(const Expr *Init) const {
       return {InitKind::Fresh, -1};
     E = CCE->getArg(0);
   }
+  // std::exchange(obj, ...) yields obj's old value.
+  if (const auto *CE = dyn_cast<CallExpr>(skipParensAndCasts(E));
+      CE && isExchange(CE->getDirectCallee()) && CE->getNumArgs() == 2)
+    E = CE->getArg(0);
   if (const ValueDecl *Src = sourceDecl(E)) {
     int Idx = trackedIndex(Src);
     return Idx >= 0 ? std::make_pair(InitKind::FromTracked, Idx)
@@ -664,8 +687,30 @@ void EventCollector::addValue(const ValueDecl *D, const CXXRecordDecl *RD, bool 
 }
 
 void EventCollector::addParameter(const ParmVarDecl *P) {
-  if (const CXXRecordDecl *RD = Model.linearRecord(P->getType()))
+  if (const CXXRecordDecl *RD = Model.linearRecord(P->getType())) {
     addValue(P, RD, /*IsParameter=*/true, InitKind::Unknown, -1);
+    return;
+  }
+  // A non-const `Linear &&` parameter: the caller's `f(std::move(s))` is a hand-off (the
+  // caller stops tracking `s`), so the receiver owns the obligation on every path, as a
+  // by-value parameter does. Not for the linear class's own members (its move operations
+  // implement the transfer) nor for any class's move constructor or assignment.
+  QualType T = P->getType();
+  if (!T->isRValueReferenceType() || T.getNonReferenceType().isConstQualified())
+    return;
+  const CXXRecordDecl *RD = Model.linearRecord(T.getNonReferenceType());
+  if (!RD)
+    return;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(P->getDeclContext())) {
+    if (Model.isLinearClass(MD->getParent()))
+      return;
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(MD); Ctor && Ctor->isMoveConstructor())
+      return;
+    if (MD->isMoveAssignmentOperator())
+      return;
+  }
+  addValue(P, RD, /*IsParameter=*/true, InitKind::Unknown, -1);
+  Values.back().ByRvalueReference = true;
 }
 
 bool EventCollector::TraverseDecl(Decl *D) {
@@ -752,6 +797,17 @@ bool EventCollector::VisitDeclRefExpr(DeclRefExpr *DRE) {
     E.AssignInit = F.AssignInit;
     E.AssignSource = F.AssignSource;
     break;
+  case Flow::ExchangeTarget: {
+    E.Kind = EventKind::Move; // the old value leaves as the call's result...
+    Events.push_back({F.Anchor, E});
+    Event In = E;             // ...then the new one is assigned in (assignments apply last)
+    In.Kind = EventKind::Assign;
+    In.Loc = F.Loc;
+    In.AssignInit = F.AssignInit;
+    In.AssignSource = F.AssignSource;
+    Events.push_back({F.Anchor, In});
+    return true;
+  }
   }
   Events.push_back({F.Anchor, E});
   return true;
@@ -825,6 +881,7 @@ void EventCollector::addTemporary(const Expr *E, const CXXRecordDecl *RD, std::s
     break;
   case Flow::Use:
   case Flow::AssignTarget:
+  case Flow::ExchangeTarget: // not for a temporary (an lvalue only): listed for completeness
   case Flow::Discard:
     R.Kind = FindingKind::Discarded;
     R.UsedBeforeDiscard = F.K != Flow::Discard || F.UsedBeforeDiscard;
@@ -1038,6 +1095,7 @@ void Solver::reportNotReleased(unsigned V, const ValueState &VS, ExitKind Exit,
   R.F.Name = Values[V].Name;
   R.F.Record = Values[V].Record;
   R.F.IsParameter = Values[V].IsParameter;
+  R.F.ByRvalueReference = Values[V].ByRvalueReference;
   R.F.Definite = !(VS.Bits & (Empty | Released | Moved));
   R.F.Exit = Exit;
   R.F.AcquiredLoc = VS.AcquiredAt;

@@ -45,7 +45,6 @@ void passesOn(ConsumerStage stage) { take_consumer(std::move(stage)); }
 ConsumerStage returns(ConsumerStage stage) { return stage; }
 ConsumerStage returnsMoved(ConsumerStage stage) { return std::move(stage); }
 void borrows(ConsumerStage &stage) { work(stage.index()); }
-void borrowsRvalue(ConsumerStage &&stage) { work(stage.index()); }
 void releasesOrPassesOn(ConsumerStage stage, bool c) {
   if (c)
     take_consumer_rvalue(std::move(stage));
