@@ -26,16 +26,17 @@ static void emitNotReleased(clang::tidy::ClangTidyCheck &Check, LinearTypeModel 
                             const Finding &F) {
   const bool Overwritten = F.Exit == ExitKind::Assignment;
   const unsigned PathVariant = Overwritten ? 2 : (F.Definite ? 0 : 1);
-  const unsigned WhatVariant = F.IsParameter ? (F.ByRvalueReference ? 2 : 1) : 0;
+  const unsigned WhatVariant = F.IsParameter ? 1 + static_cast<unsigned>(F.Received) : 0;
   Check.diag(F.Loc, "%select{'%0' is not released|by-value parameter '%0' is neither released "
                     "nor moved|rvalue-reference parameter '%0' is neither released nor moved (its "
-                    "caller handed it over)}1 %select{on this path|on some paths reaching this "
-                    "point|before it is overwritten}2")
+                    "caller handed it over)|captured '%0' is neither released nor moved by the "
+                    "closure}1 %select{on this path|on some paths reaching this point|before it is "
+                    "overwritten}2")
       << F.Name << WhatVariant << PathVariant;
   if (F.AcquiredLoc.isValid())
-    Check.diag(F.AcquiredLoc, "%select{'%0' acquired here|'%0' received here}1",
+    Check.diag(F.AcquiredLoc, "%select{'%0' acquired here|'%0' received here|'%0' captured here}1",
                DiagnosticIDs::Note)
-        << F.Name << F.IsParameter;
+        << F.Name << (F.IsParameter ? (F.Received == ReceivedAs::InitCapture ? 2 : 1) : 0);
   Check.diag(F.Loc,
              "%select{the scope of '%1' ends here|'return' leaves the scope here|'break' leaves "
              "the scope here|'continue' leaves the scope here|'goto' leaves the scope here|the "

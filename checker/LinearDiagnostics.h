@@ -43,6 +43,13 @@ enum class EscapeKind {
   Untracked,
 };
 
+/// How a function receives a value it must consume; the order is the %select order (from 1).
+enum class ReceivedAs {
+  ByValue,           // a by-value parameter
+  ByRvalueReference, // a `Linear &&` parameter: the caller handed it over
+  InitCapture,       // a lambda's init-capture, consumed by its body
+};
+
 /// The order is the %select order.
 enum class UseAfterKind { UsedAfterRelease, UsedAfterMove, ReleasedTwice, ReleasedAfterMove };
 
@@ -51,8 +58,8 @@ struct Finding {
   clang::SourceLocation Loc;      // the faulty point
   std::string Name;               // the variable, or the callee that made a temporary
   bool IsTemporary = false;       // Name is a callee: the value has no name
-  bool IsParameter = false;       // NotReleased: a by-value or rvalue-reference parameter
-  bool ByRvalueReference = false; // IsParameter: received as `Linear &&`
+  bool IsParameter = false;       // NotReleased: received on entry (see Received)
+  ReceivedAs Received = ReceivedAs::ByValue;
   bool Definite = true;           // NotReleased: live on every path to Loc
   ExitKind Exit = ExitKind::EndOfScope;
   clang::SourceLocation AcquiredLoc;

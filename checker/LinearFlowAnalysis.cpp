@@ -183,7 +183,7 @@ struct TrackedValue {
   InitKind Init = InitKind::Unknown;
   int InitSource = -1; // FromTracked: the index of the source value
   std::string Name;    // for messages
-  bool ByRvalueReference = false; // a `Linear &&` parameter: the caller handed it over
+  ReceivedAs Received = ReceivedAs::ByValue; // IsParameter: how the function got it
 };
 
 //===----------------------------------------------------------------------===//
@@ -246,6 +246,8 @@ public:
 
 private:
   static bool isTransparent(const Stmt *P, const Expr *Cur);
+  // classify's walk; Arm is set to the innermost arm of a conditional operator it passes.
+  Flow follow(const Expr *Start, bool Prvalue, unsigned Depth, const Expr *&Arm);
   Flow drop(const Expr *At, bool Prvalue, bool UsedBefore) const;
   Flow escape(const Stmt *Anchor, EscapeKind Kind, SourceLocation Loc) const;
   Flow methodCall(const CallExpr *Call, const CXXMethodDecl *MD, SourceLocation Loc) const;
@@ -255,7 +257,8 @@ private:
   Flow fromMember(const MemberExpr *ME, const Expr *Cur, bool Prvalue) const;
   Flow fromDeclStmt(const DeclStmt *DS, const Expr *Cur, bool Prvalue) const;
   Flow fromLambda(const LambdaExpr *L, const Expr *Cur, bool Prvalue) const;
-  Flow assignedInto(const Expr *LHS, const CallExpr *Call, SourceLocation Loc) const;
+  Flow assignedInto(const Expr *LHS, const CallExpr *Call, const Expr *Source,
+                    SourceLocation Loc) const;
   Flow movedIntoNewObject(const CXXConstructExpr *CCE, unsigned Depth);
 
   LinearTypeModel &Model;
@@ -279,6 +282,13 @@ bool FlowClassifier::isTransparent(const Stmt *P, const Expr *Cur) {
     case CK_UncheckedDerivedToBase:
     case CK_ConstructorConversion:
       return true;
+    case CK_UserDefinedConversion: {
+      // `ConsumerStage s = token;`: the conversion function's result is the value that
+      // flows on (a conversion *from* a stage is a member call on it, handled there).
+      const CXXRecordDecl *To = Cast->getType()->getAsCXXRecordDecl();
+      const CXXRecordDecl *From = Cur->getType()->getAsCXXRecordDecl();
+      return To && From && To->getCanonicalDecl() == From->getCanonicalDecl();
+    }
     default:
       return false;
     }
@@ -319,9 +329,22 @@ Flow FlowClassifier::methodCall(const CallExpr *Call, const CXXMethodDecl *MD,
 }
 
 Flow FlowClassifier::classify(const Expr *Start, bool Prvalue, unsigned Depth) {
+  const Expr *Arm = nullptr;
+  Flow F = follow(Start, Prvalue, Depth, Arm);
+  // Through an arm of `c ? x : y`, what happens to the value happens only on the paths that
+  // take that arm: anchored on the arm (a CFG element of its own branch), not after the join.
+  if (Arm && F.K != Flow::AssignTarget && F.K != Flow::ExchangeTarget)
+    F.Anchor = Arm;
+  return F;
+}
+
+Flow FlowClassifier::follow(const Expr *Start, bool Prvalue, unsigned Depth, const Expr *&Arm) {
   const Expr *Cur = Start;
   for (unsigned Steps = 0; Steps < 64 && Depth < 8; ++Steps) {
     const Stmt *P = PM.getParent(Cur);
+    if (const auto *CO = dyn_cast_or_null<AbstractConditionalOperator>(P);
+        !Arm && CO && CO->getCond() != Cur)
+      Arm = Cur;
     if (!P) {
       // A constructor's member or base initialiser: the value is stored in *this.
       if (CtorInitRoots.count(Cur) && (Prvalue || !Cur->isLValue()))
@@ -409,7 +432,7 @@ Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue)
   }
   if (isExchange(FD) && CE->getNumArgs() == 2) {
     if (*ArgIdx == 1) // the new value goes into the first argument, as in an assignment
-      return assignedInto(CE->getArg(0), CE, CE->getExprLoc());
+      return assignedInto(CE->getArg(0), CE, Cur, CE->getExprLoc());
     if (!Prvalue) {
       Flow F;
       F.K = Flow::ExchangeTarget;
@@ -428,7 +451,7 @@ Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue)
       Model.isLinearClass(MD->getParent())) {
     const Expr *Target = Op ? Op->getArg(0)
                             : cast<CXXMemberCallExpr>(CE)->getImplicitObjectArgument();
-    return assignedInto(Target, CE, Op ? Op->getOperatorLoc() : CE->getExprLoc());
+    return assignedInto(Target, CE, Cur, Op ? Op->getOperatorLoc() : CE->getExprLoc());
   }
   if (FD && isInStd(FD))
     return escape(CE, isHeapSink(FD) ? EscapeKind::Heap : EscapeKind::Container,
@@ -439,10 +462,13 @@ Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue)
   return F;
 }
 
-Flow FlowClassifier::assignedInto(const Expr *LHS, const CallExpr *Call,
+Flow FlowClassifier::assignedInto(const Expr *LHS, const CallExpr *Call, const Expr *Source,
                                   SourceLocation Loc) const {
   const Expr *L = skipParensAndCasts(LHS);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(L)) {
+    // `s = std::move(s)`: nothing moves out; the assignment over the live value is the fault.
+    if (Source && sourceDecl(Source) == DRE->getDecl())
+      return drop(Source, /*Prvalue=*/false, true);
     if (trackedIndex(DRE->getDecl()) >= 0) {
       Flow F;
       F.K = Flow::Moved;
@@ -499,7 +525,13 @@ Flow FlowClassifier::movedIntoNewObject(const CXXConstructExpr *CCE, unsigned De
   switch (Next.K) {
   case Flow::Escape:
   case Flow::HandOff:
+    return Next;
   case Flow::Moved:
+    // A by-value argument is moved when its parameter is constructed, before the later
+    // arguments are evaluated (clang evaluates them in order): `f(std::move(s), s.index())`
+    // reads a moved-from stage, so the move is placed at the construction, not the call.
+    if (isa_and_nonnull<CallExpr>(Next.Anchor))
+      Next.Anchor = CCE;
     return Next;
   case Flow::MethodCall:
     if (Next.Role.Consume) {
@@ -626,6 +658,7 @@ public:
         Classifier(Model, PM, Index, CtorInitRoots) {}
 
   void addParameter(const ParmVarDecl *P);
+  void addInitCaptures(const CXXMethodDecl *CallOperator);
   /// Pass 1 collects the tracked locals, pass 2 the events.
   void collectValues(Stmt *Root) {
     CollectingValues = true;
@@ -686,6 +719,26 @@ void EventCollector::addValue(const ValueDecl *D, const CXXRecordDecl *RD, bool 
   Values.push_back({D, RD, IsParameter, Init, Source, std::move(Name)});
 }
 
+void EventCollector::addInitCaptures(const CXXMethodDecl *CallOperator) {
+  // A stage moved into `[s = std::move(stage)]` is the closure's to consume: its body must
+  // release or pass it on on every path, like a by-value parameter (a closure that is never
+  // called, or called twice, is beyond this analysis).
+  const CXXRecordDecl *Closure = CallOperator->getParent();
+  if (!Closure->isLambda())
+    return;
+  for (const LambdaCapture &C : Closure->captures()) {
+    if (!C.capturesVariable() || C.getCaptureKind() != LCK_ByCopy)
+      continue;
+    const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar());
+    if (!VD || !VD->isInitCapture())
+      continue;
+    if (const CXXRecordDecl *RD = Model.linearRecord(VD->getType())) {
+      addValue(VD, RD, /*IsParameter=*/true, InitKind::Unknown, -1);
+      Values.back().Received = ReceivedAs::InitCapture;
+    }
+  }
+}
+
 void EventCollector::addParameter(const ParmVarDecl *P) {
   if (const CXXRecordDecl *RD = Model.linearRecord(P->getType())) {
     addValue(P, RD, /*IsParameter=*/true, InitKind::Unknown, -1);
@@ -710,7 +763,7 @@ void EventCollector::addParameter(const ParmVarDecl *P) {
       return;
   }
   addValue(P, RD, /*IsParameter=*/true, InitKind::Unknown, -1);
-  Values.back().ByRvalueReference = true;
+  Values.back().Received = ReceivedAs::ByRvalueReference;
 }
 
 bool EventCollector::TraverseDecl(Decl *D) {
@@ -1029,9 +1082,24 @@ void Solver::join(FlowState &Into, const FlowState &From, const SourceManager &S
   }
 }
 
+// The block that dispatches a `try`'s exceptions to its handlers: with no exceptional edges in
+// the CFG it has no predecessors, and its handlers would never be analysed.
+static bool isHandlerDispatch(const CFGBlock &B) {
+  return B.pred_empty() && isa_and_nonnull<CXXTryStmt>(B.getTerminatorStmt());
+}
+
 FlowState Solver::inState(const CFGBlock &B) const {
   if (&B == &G.getEntry())
     return entryState();
+  if (isHandlerDispatch(B)) {
+    // Handlers are analysed from here, for the values they create: what the function held
+    // when something threw is not modelled (no exceptional edges), so every value starts
+    // empty there rather than guessed live or released.
+    FlowState S;
+    S.Reachable = true;
+    S.Values.resize(Values.size());
+    return S;
+  }
   FlowState S;
   S.Values.resize(Values.size());
   for (const CFGBlock *Pred : B.preds())
@@ -1095,7 +1163,7 @@ void Solver::reportNotReleased(unsigned V, const ValueState &VS, ExitKind Exit,
   R.F.Name = Values[V].Name;
   R.F.Record = Values[V].Record;
   R.F.IsParameter = Values[V].IsParameter;
-  R.F.ByRvalueReference = Values[V].ByRvalueReference;
+  R.F.Received = Values[V].Received;
   R.F.Definite = !(VS.Bits & (Empty | Released | Moved));
   R.F.Exit = Exit;
   R.F.AcquiredLoc = VS.AcquiredAt;
@@ -1232,26 +1300,35 @@ bool Solver::solve(unsigned MaxVisitsPerBlock) {
   Out.assign(G.getNumBlockIDs(), FlowState());
   for (FlowState &S : Out)
     S.Values.resize(Values.size());
-  // Reverse post-order numbering, so the worklist visits predecessors first.
+  // Reverse post-order numbering, so the worklist visits predecessors first. Roots: the
+  // entry, then each handler dispatch block (see isHandlerDispatch).
   std::vector<unsigned> Order(G.getNumBlockIDs(), ~0u);
   {
+    std::vector<const CFGBlock *> Roots{&G.getEntry()};
+    for (const CFGBlock *B : G)
+      if (B && isHandlerDispatch(*B))
+        Roots.push_back(B);
     std::vector<const CFGBlock *> Post;
     std::vector<std::pair<const CFGBlock *, CFGBlock::const_succ_iterator>> Stack;
     std::vector<bool> Seen(G.getNumBlockIDs(), false);
-    Stack.push_back({&G.getEntry(), G.getEntry().succ_begin()});
-    Seen[G.getEntry().getBlockID()] = true;
-    while (!Stack.empty()) {
-      auto &[Block, It] = Stack.back();
-      if (It == Block->succ_end()) {
-        Post.push_back(Block);
-        Stack.pop_back();
+    for (const CFGBlock *Root : Roots) {
+      if (Seen[Root->getBlockID()])
         continue;
-      }
-      const CFGBlock *Next = *It;
-      ++It;
-      if (Next && !Seen[Next->getBlockID()]) {
-        Seen[Next->getBlockID()] = true;
-        Stack.push_back({Next, Next->succ_begin()});
+      Stack.push_back({Root, Root->succ_begin()});
+      Seen[Root->getBlockID()] = true;
+      while (!Stack.empty()) {
+        auto &[Block, It] = Stack.back();
+        if (It == Block->succ_end()) {
+          Post.push_back(Block);
+          Stack.pop_back();
+          continue;
+        }
+        const CFGBlock *Next = *It;
+        ++It;
+        if (Next && !Seen[Next->getBlockID()]) {
+          Seen[Next->getBlockID()] = true;
+          Stack.push_back({Next, Next->succ_begin()});
+        }
       }
     }
     unsigned N = 0;
@@ -1264,6 +1341,9 @@ bool Solver::solve(unsigned MaxVisitsPerBlock) {
   std::set<std::pair<unsigned, unsigned>> Work; // (rpo index, block id)
   std::vector<unsigned> Visits(G.getNumBlockIDs(), 0);
   Work.insert({Order[G.getEntry().getBlockID()], G.getEntry().getBlockID()});
+  for (const CFGBlock *B : G)
+    if (B && isHandlerDispatch(*B))
+      Work.insert({Order[B->getBlockID()], B->getBlockID()});
   while (!Work.empty()) {
     const unsigned Id = Work.begin()->second;
     Work.erase(Work.begin());
@@ -1383,6 +1463,8 @@ std::vector<Finding> LinearFlowAnalysis::analyze(const FunctionDecl *FD) {
   EventCollector Collector(Model, ReportEscapes, PM, CtorInitRoots);
   for (const ParmVarDecl *P : FD->parameters())
     Collector.addParameter(P);
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->getOverloadedOperator() == OO_Call)
+    Collector.addInitCaptures(MD);
   Collector.collectValues(Body);
   const bool HasLinearValues = !Collector.Values.empty();
   Collector.collectEvents(Body);
