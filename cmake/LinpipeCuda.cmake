@@ -20,11 +20,18 @@ set(LINPIPE_CUDA_ARCHS "sm_90a" CACHE STRING "GPU arches the linpipe CUDA flavou
 set(LINPIPE_CUDA_BMI_FLAGS "" CACHE STRING "Extra flags for linpipe's CUDA module interfaces")
 option(LINPIPE_ENABLE_CUDA "Build linpipe's CUDA flavour when a toolkit is found" ON)
 
-# Finds the toolkit at CUDA_PATH or /usr/local/cuda; sets LINPIPE_CUDA_FOUND and a reason.
+# Finds the toolkit at LINPIPE_CUDA_PATH if set, else $CUDA_PATH, else /usr/local/cuda (the path
+# checked is the path used); sets LINPIPE_CUDA_FOUND and a reason. A LINPIPE_CUDA_PATH given
+# explicitly that holds no toolkit stops the configure step with a sentence.
 function(linpipe_find_cuda)
   set(found FALSE)
   set(reason "")
-  set(path "$ENV{CUDA_PATH}")
+  set(path "${LINPIPE_CUDA_PATH}")
+  set(explicit TRUE)
+  if(NOT path)
+    set(explicit FALSE)
+    set(path "$ENV{CUDA_PATH}")
+  endif()
   if(NOT path)
     set(path "/usr/local/cuda")
   endif()
@@ -33,13 +40,20 @@ function(linpipe_find_cuda)
   elseif(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     set(reason "the C++ compiler is ${CMAKE_CXX_COMPILER_ID}; the CUDA flavour needs clang++")
   elseif(NOT EXISTS "${path}/include/cuda_runtime.h" OR NOT EXISTS "${path}/lib64/libcudart_static.a")
-    set(reason "no CUDA toolkit at ${path} (set CUDA_PATH)")
+    set(reason "no CUDA toolkit at ${path} (set LINPIPE_CUDA_PATH to the toolkit's root)")
+    if(explicit)
+      message(FATAL_ERROR "linpipe: LINPIPE_CUDA_PATH=${path} holds no CUDA toolkit (no "
+                          "include/cuda_runtime.h or lib64/libcudart_static.a there); point it at "
+                          "the toolkit's root, e.g. /usr/local/cuda")
+    endif()
   else()
     set(found TRUE)
   endif()
   set(LINPIPE_CUDA_FOUND ${found} PARENT_SCOPE)
   set(LINPIPE_CUDA_SKIP_REASON "${reason}" PARENT_SCOPE)
-  set(LINPIPE_CUDA_PATH "${path}" CACHE PATH "CUDA toolkit used by linpipe's CUDA flavour")
+  if(found)  # remembered only once it holds a toolkit, so a later configure checks it again
+    set(LINPIPE_CUDA_PATH "${path}" CACHE PATH "CUDA toolkit used by linpipe's CUDA flavour")
+  endif()
 endfunction()
 
 # The build's own compile flags (CMAKE_CXX_FLAGS, the build type's, LINPIPE_CUDA_BMI_FLAGS).
@@ -108,10 +122,21 @@ function(_linpipe_cuda_bmis side out_dir out_files)
       if(unit STREQUAL "")
         set(src "${LINPIPE_MODULE_SOURCE_DIR}/linpipe.cppm")
         set(pcm "${dir}/linpipe.pcm")
+        set(name "linpipe")
       else()
         set(src "${LINPIPE_MODULE_SOURCE_DIR}/${unit}.cppm")
         set(pcm "${dir}/linpipe-${unit}.pcm")
+        set(name "linpipe:${unit}")
       endif()
+      # Each unit waits only for the partitions it imports, so independent ones build in
+      # parallel (the list's order is a valid order, not a chain).
+      file(STRINGS "${src}" imports REGEX "^(export +)?import +:[a-z_0-9]+;")
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${src}")  # imports change
+      set(needs "")
+      foreach(line IN LISTS imports)
+        string(REGEX REPLACE "^(export +)?import +:([a-z_0-9]+);.*" "linpipe-\\2.pcm" needed "${line}")
+        list(APPEND needs "${dir}/${needed}")
+      endforeach()
       # -nocudainc: the driver's forced include would precede `module;`; each unit includes the
       # CUDA wrapper in its global module fragment instead.
       add_custom_command(
@@ -120,8 +145,8 @@ function(_linpipe_cuda_bmis side out_dir out_files)
         COMMAND "${CMAKE_CXX_COMPILER}" ${flags} -nocudainc -isystem "${LINPIPE_CUDA_PATH}/include"
                 ${side_flag} "-fprebuilt-module-path=${dir}" -S -Xclang -emit-module-interface
                 "${src}" -o "${pcm}"
-        DEPENDS "${src}" "${LINPIPE_MODULE_SOURCE_DIR}/linpipe_macros.h" ${built}
-        COMMENT "linpipe: module interface ${unit} (CUDA ${side})"
+        DEPENDS "${src}" "${LINPIPE_MODULE_SOURCE_DIR}/linpipe_macros.h" ${needs}
+        COMMENT "linpipe: module interface ${name} (CUDA ${side})"
         VERBATIM)
       list(APPEND built "${pcm}")
     endforeach()
@@ -147,9 +172,19 @@ function(linpipe_target_cuda_sources target)
     message(FATAL_ERROR "linpipe_target_cuda_sources(${target}): ${LINPIPE_CUDA_SKIP_REASON}")
   endif()
   set(archs ${arg_ARCHS})
+  set(arch_source "ARCHS")
   if(NOT archs)
     set(archs ${LINPIPE_CUDA_ARCHS})
+    set(arch_source "LINPIPE_CUDA_ARCHS")
   endif()
+  foreach(arch IN LISTS archs)
+    # The NVIDIA backend needs SM_90's mbarrier transaction counts, clusters and TMA.
+    if(NOT arch MATCHES "^sm_(9[0-9]|1[0-9][0-9])a?$")
+      message(FATAL_ERROR "linpipe_target_cuda_sources(${target}): ${arch_source} has '${arch}'; "
+                          "linpipe's NVIDIA backend needs sm_90 or newer (write it as sm_90a for "
+                          "Hopper's wgmma and setmaxnreg)")
+    endif()
+  endforeach()
 
   _linpipe_cuda_bmis(host host_dir host_bmis)
   list(GET archs 0 first_arch)

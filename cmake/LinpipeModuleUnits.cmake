@@ -25,13 +25,14 @@ set(LINPIPE_MODULE_PARTITIONS
   storage)
 set(LINPIPE_MODULE_HEADERS linpipe_macros.h linpipe_cuda_prelude.h)
 
-# -Werror=consumed (the typestate layer) for every target that uses linpipe, unless the target
-# says LINPIPE_CONSUMED_AS_ERROR OFF (unset counts as ON; a target created after
+# -Werror=consumed (the typestate layer) for every clang C++ compile that uses linpipe (not an
+# nvcc CUDA-language source, which has no such flag), unless the target says
+# LINPIPE_CONSUMED_AS_ERROR OFF (unset counts as ON; a target created after
 # `set(LINPIPE_CONSUMED_AS_ERROR OFF)` starts with OFF). A plain flag could not be overridden:
 # usage requirements land after the target's own options, so a user's -Wno-consumed would lose.
 define_property(TARGET PROPERTY LINPIPE_CONSUMED_AS_ERROR INITIALIZE_FROM_VARIABLE LINPIPE_CONSUMED_AS_ERROR
   BRIEF_DOCS "OFF: linpipe does not add -Werror=consumed to this target")
 set(_linpipe_consumed "$<TARGET_PROPERTY:LINPIPE_CONSUMED_AS_ERROR>")
 set(LINPIPE_CONSUMED_AS_ERROR_FLAG
-    "$<$<AND:$<CXX_COMPILER_ID:Clang>,$<OR:$<STREQUAL:${_linpipe_consumed},>,$<BOOL:${_linpipe_consumed}>>>:-Werror=consumed>")
+    "$<$<AND:$<COMPILE_LANG_AND_ID:CXX,Clang>,$<OR:$<STREQUAL:${_linpipe_consumed},>,$<BOOL:${_linpipe_consumed}>>>:-Werror=consumed>")
 unset(_linpipe_consumed)

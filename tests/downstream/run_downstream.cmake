@@ -24,7 +24,22 @@ if(result EQUAL 0 OR
   message(FATAL_ERROR "without LINPIPE_CONSUMED_AS_ERROR OFF, -Werror=consumed should still stop "
                       "wconsumed_limits.cpp (both shapes) despite the target's -Wno-consumed:\n${output}")
 endif()
+# Wrong set-ups stop the configure step with a sentence naming the variable to fix.
+function(expect_configure_failure name expect)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/downstream"
+    -B "${WORK_DIR}/${name}" -G Ninja -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}
+    -DCMAKE_CXX_COMPILER=${CXX} "-DCMAKE_PREFIX_PATH=${prefix}" ${ARGN}
+    RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+  if(result EQUAL 0 OR NOT flat MATCHES "${expect}")
+    message(FATAL_ERROR "configuring with ${ARGN} should fail with \"${expect}\":\n${output}")
+  endif()
+endfunction()
+expect_configure_failure(wrong-toolkit "LINPIPE_CUDA_PATH=/nonexistent/cuda holds no CUDA toolkit"
+                         -DLINPIPE_CUDA_PATH=/nonexistent/cuda)
 if(WITH_CUDA)
+  expect_configure_failure(old-arch "LINPIPE_CUDA_ARCHS has 'sm_80'; linpipe's NVIDIA backend needs sm_90 or newer"
+                           -DLINPIPE_CUDA_ARCHS=sm_80)
   if(NOT EXISTS "${WORK_DIR}/build/downstream_cuda_app")
     message(FATAL_ERROR "the CUDA flavour was available but downstream_cuda_app was not built")
   endif()
