@@ -2,7 +2,9 @@
 // linpipe stage ring, expect-tx on each stage's full barrier) and two consumer warpgroups (each
 // multiplying its 64-row half of the A tile by the whole B tile with wgmma m64n256k16 from
 // 128B-swizzled shared memory, releasing a stage once the wgmma group reading it has retired).
-// A persistent grid walks the output tiles in groups of rows for L2 reuse. With a 2-CTA
+// A persistent grid walks the output tiles in groups of rows for L2 reuse. The epilogue (release
+// builds) stages each warpgroup's result in swizzled shared-memory boxes and stores them with the
+// tensor copy engine, so the next tile's MMAs start while C is written. With a 2-CTA
 // cluster (config.cluster_m = 2) the two CTAs take vertically adjacent tiles that share one B
 // tile: each loads its own A and half of B, multicast into both, and each consumer warp signals
 // the empty barriers of both CTAs (lane-guarded), so neither refills a slot the other still
@@ -44,7 +46,31 @@ struct TileB {
 
 using Pipeline = ProducerConsumerPipeline<stages>;
 using Storage = PipelineStorage<Pipeline, TileA, TileB>;
-constexpr std::size_t smem_bytes = Storage::launch_bytes();
+
+// The epilogue's staging: a consumer warpgroup writes half of its 64 x 256 result at a time
+// into two 64 x 64 boxes here (128B-swizzled, as the C tensor map stores them); one TMA store
+// per box moves them to C while the warpgroup goes on to its next tile's MMAs.
+constexpr int store_box_cols = 64;  // 128 bytes of bf16: the swizzle span
+constexpr int store_boxes = block_n / 2 / store_box_cols;
+struct StoreBox {
+  alignas(1024) std::uint16_t elems[64 * store_box_cols];
+};
+struct SharedMemory {
+  Storage pipeline;
+  StoreBox staging[consumer_warpgroups][store_boxes];
+
+  // At the first suitably aligned address of the dynamic shared memory (which the launch
+  // guarantees only 16-byte alignment); smem_bytes leaves room for the shift.
+  __device__ static SharedMemory& at(std::byte* raw) {
+    constexpr std::uintptr_t align = alignof(SharedMemory);
+    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(raw);
+    return *reinterpret_cast<SharedMemory*>((address + align - 1) & ~(align - 1));
+  }
+};
+constexpr std::size_t smem_bytes = sizeof(SharedMemory) + alignof(SharedMemory) - 16;
+static_assert(smem_bytes <= NvidiaMbarBackend<stages>::max_storage_bytes,
+              "gemm: the stage ring and the epilogue's staging exceed the shared memory a block "
+              "may use: fewer stages or a smaller staging");
 
 // The tiles one cluster computes, cluster by cluster: (tile row unit, tile column) pairs,
 // where a unit is Cluster vertically adjacent tiles (one per CTA of the cluster).
@@ -103,9 +129,13 @@ __device__ std::uint32_t pack_bf16x2(float lo, float hi) {
   return static_cast<std::uint32_t>(l) | (static_cast<std::uint32_t>(h) << 16);
 }
 
-// Accumulators -> C (bf16), straight from registers (layout: see linpipe:ptx_wgmma).
-__device__ void store_tile(const float (&acc)[accumulators], std::uint16_t* c, int n, int row0,
-                           int col0) {
+// Debug builds: accumulators -> C (bf16) straight from registers. With the staged epilogue
+// below, or any cp.async.bulk wait in the consumer, ptxas serialises the debug build's wgmma
+// (C7518: a compiler-inserted warpgroup wait on a divergent path; bisected 2026-12-04: not the
+// init-token or held-slot checks), which the build's serialisation gate rejects. Release
+// builds, which the benchmarks time and gemm_bench checks against cuBLAS, stage.
+__device__ __forceinline__ void store_tile_direct(const float (&acc)[accumulators], std::uint16_t* c,
+                                                  int n, int row0, int col0) {
   const int t = threadIdx.x % 128;
   const int row = row0 + 16 * (t / 32) + (t % 32) / 4;
   const int col = col0 + 2 * (t % 4);
@@ -117,6 +147,50 @@ __device__ void store_tile(const float (&acc)[accumulators], std::uint16_t* c, i
                                                   col + 8 * j);
       *to = pack_bf16x2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
     }
+  }
+}
+
+// Accumulators (layout: see linpipe:ptx_wgmma) -> C (bf16) through the warpgroup's staging
+// boxes and the tensor copy engine, half the tile's columns at a time. Thread t holds rows
+// 16 * (t / 32) + (t % 32) / 4 (+ 8) and, for each j, columns 8j + 2 (t % 4) (+ 1): 4 bytes of
+// the 16-byte chunk j % 8 of its row, which the 128-byte swizzle places at chunk (j ^ row) % 8,
+// so the 8 rows a warp writes at once land in 8 different chunks (no bank conflicts).
+// Inlined: a call would pass the accumulators through local memory, and ptxas would serialise
+// the wgmma that write them.
+__device__ __forceinline__ void store_tile(const float (&acc)[accumulators],
+                                           StoreBox (&boxes)[store_boxes], const CUtensorMap* map_c,
+                                           int warpgroup, int row0, int col0) {
+  const int t = threadIdx.x % 128;
+  const std::uint32_t barrier_id = 1 + static_cast<std::uint32_t>(warpgroup);
+  const int r0 = 16 * (t / 32) + (t % 32) / 4;
+  constexpr int per_half = accumulators / 8;  // column groups of 8 in half the tile
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    // Earlier stores have read the boxes (a thread with no stores in flight passes at once;
+    // every thread runs it, so no branch sits between this warpgroup's wgmma groups).
+    ptx::cp_async_bulk_wait_group_read<0>();
+    ptx::barrier_sync(barrier_id, 128);
+#pragma unroll
+    for (int g = 0; g < per_half; ++g) {
+      const int j = half * per_half + g;
+      auto* box = reinterpret_cast<std::byte*>(boxes[g / 8].elems);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = r0 + 8 * h;
+        auto* to = reinterpret_cast<std::uint32_t*>(box + row * 128 + ((g % 8) ^ (row % 8)) * 16 +
+                                                    4 * (t % 4));
+        *to = pack_bf16x2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      }
+    }
+    ptx::fence_proxy_async_shared_cta();  // this thread's writes, visible to the copy engine
+    ptx::barrier_sync(barrier_id, 128);
+    if (t / 32 == 0 && ptx::elect_one_sync()) {  // one lane of the first warp, chosen warp-wide
+#pragma unroll
+      for (int b = 0; b < store_boxes; ++b)
+        ptx::tma_store_2d(map_c, col0 + half * (block_n / 2) + b * store_box_cols, row0,
+                          boxes[b].elems);
+    }
+    ptx::cp_async_bulk_commit_group();  // an empty group in the other threads
   }
 }
 
@@ -132,9 +206,10 @@ __device__ std::uint32_t signalling_warps(bool warpgroup_release) {
 // until the wgmma group reading it has retired: wgmma.wait_group<1> after issuing group k says
 // group k-1 is done, so a one-deep StageLag releases stage k-1 as stage k goes in.
 template <int Cluster>
-__device__ void consume(Pipeline& pipe, Storage& storage, std::uint16_t* c, int n,
-                        const TileGrid& grid, int warpgroup, std::uint32_t rank,
-                        bool warpgroup_release) {
+__device__ void consume(Pipeline& pipe, SharedMemory& shared, const CUtensorMap* map_c,
+                        std::uint16_t* c, int n, const TileGrid& grid, int warpgroup,
+                        std::uint32_t rank, bool warpgroup_release) {
+  Storage& storage = shared.pipeline;
   const ReleaseToCluster<Cluster> release{threadIdx.x % 32,
                                           !warpgroup_release || (threadIdx.x % 128) / 32 == 0};
   float acc[accumulators];
@@ -165,16 +240,24 @@ __device__ void consume(Pipeline& pipe, Storage& storage, std::uint16_t* c, int 
     }
     ptx::wgmma_wait_group<0>();
     retiring.flush();
-    store_tile(acc, c, n, tm * block_m + warpgroup * 64, tn * block_n);
+    if constexpr (debug_checks) {
+      store_tile_direct(acc, c, n, tm * block_m + warpgroup * 64, tn * block_n);
+    } else {
+      store_tile(acc, shared.staging[warpgroup], map_c, warpgroup, tm * block_m + warpgroup * 64,
+                 tn * block_n);
+    }
   }
+  if constexpr (!debug_checks) ptx::cp_async_bulk_wait_group<0>();  // stores done before exit
 }
 
 template <int Cluster>
 __global__ void __launch_bounds__(threads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                std::uint16_t* c, int m, int n, int k, int group_rows, bool warpgroup_release) {
+                const __grid_constant__ CUtensorMap map_c, std::uint16_t* c, int m, int n, int k,
+                int group_rows, bool warpgroup_release) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
-  Storage& storage = Storage::at(smem_raw);
+  SharedMemory& shared = SharedMemory::at(smem_raw);
+  Storage& storage = shared.pipeline;
 
   const int warpgroup = threadIdx.x / 128;
   if (threadIdx.x == 0) {
@@ -184,6 +267,7 @@ __global__ void __launch_bounds__(threads, 1)
         .init_mbars(1, ReleaseToCluster<Cluster>::empty_arrive_count(signalling_warps(warpgroup_release)));
     ptx::prefetch_tensormap(&map_a);
     ptx::prefetch_tensormap(&map_b);
+    ptx::prefetch_tensormap(&map_c);
   }
   std::uint32_t rank = 0;
   if constexpr (Cluster == 1) {
@@ -201,11 +285,12 @@ __global__ void __launch_bounds__(threads, 1)
     if (threadIdx.x == 0) produce<Cluster>(pipe, storage, &map_a, &map_b, grid, rank);
   } else {
     ptx::setmaxnreg_inc<232>();
-    consume<Cluster>(pipe, storage, c, n, grid, warpgroup - 1, rank, warpgroup_release);
+    consume<Cluster>(pipe, shared, &map_c, c, n, grid, warpgroup - 1, rank, warpgroup_release);
   }
 }
 
-// A K-major bf16 operand (rows x K) loaded in boxes of box_rows x block_k (128B-swizzled).
+// A row-major bf16 matrix (rows x cols) in boxes of box_rows x block_k (128B-swizzled): the
+// K-major operands A and B, and C for the epilogue's stores.
 cudaError_t encode_operand(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
   TensorMap2d desc;
   desc.base = base;
@@ -216,7 +301,7 @@ cudaError_t encode_operand(CUtensorMap* map, const void* base, int rows, int col
   return encode_tensor_map_2d(map, desc);
 }
 
-// An operand's map, remembered per thread (the last few): a map is a pure function of (base,
+// A matrix's map, remembered per thread (the last few): a map is a pure function of (base,
 // rows, cols, box rows), so a hit is exactly what a fresh encode would give, even for a buffer
 // freed and reallocated at the same address, and a thread-local table needs no lock.
 cudaError_t cached_operand(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
@@ -291,10 +376,13 @@ template <int Cluster>
 cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k,
                    const GemmConfig& options, cudaStream_t stream) {
   const int group_rows = options.group_rows;
-  CUtensorMap map_a, map_b;
+  CUtensorMap map_a, map_b, map_c;
   cudaError_t status = cached_operand(&map_a, a, m, k, block_m);
   if (status != cudaSuccess) return status;
   if ((status = cached_operand(&map_b, b, n, k, block_n / Cluster)) != cudaSuccess) return status;
+  // C is stored in 64 x 64 boxes (the epilogue's staging), the operands' box width.
+  static_assert(store_box_cols == block_k);
+  if ((status = cached_operand(&map_c, c, m, n, 64)) != cudaSuccess) return status;
 
   static_assert(Cluster == 1 || Cluster == 2);
   const auto kernel = gemm_kernel<Cluster>;
@@ -315,7 +403,8 @@ cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k,
   config.stream = stream;
   config.attrs = &attr;
   config.numAttrs = Cluster == 1 ? 0 : 1;
-  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, static_cast<std::uint16_t*>(c), m, n, k,
+  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, static_cast<std::uint16_t*>(c), m,
+                            n, k,
                             group_rows / Cluster > 0 ? group_rows / Cluster : 1,
                             options.warpgroup_release);
 }

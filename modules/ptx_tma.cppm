@@ -1,5 +1,6 @@
 // linpipe:ptx_tma — the tensor copy engine (TMA): tiled global -> shared loads through a
-// CUtensorMap, completing on an mbarrier with complete_tx, and the tensor-map prefetch.
+// CUtensorMap, completing on an mbarrier with complete_tx, tiled shared -> global stores in a
+// bulk async-group, and the tensor-map prefetch.
 // PTX ISA, "Data Movement and Conversion Instructions: cp.async.bulk.tensor":
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor
 //
@@ -54,6 +55,24 @@ LINPIPE_DEVICE inline void tma_load_2d_multicast(void* dst_shared, const void* t
       "l"(reinterpret_cast<std::uint64_t>(tensor_map)), "r"(c0), "r"(c1), "r"(shared_address(bar)),
       "h"(cta_mask)
       : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_tensor_is_not_supported_before_SM_90();
+#endif
+}
+
+// cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [tensor_map, {c0, c1}], [src];
+// PTX ISA 8.0, SM_90. Stores the box at src (laid out as the map's swizzle says) to (c0, c1);
+// part of this thread's bulk async-group: cp_async_bulk_commit_group() closes the group, and
+// cp_async_bulk_wait_group_read<N>() says when src may be written again. Writes to src by
+// other threads must be made visible to the async proxy first (fence_proxy_async_shared_cta()
+// by each writer, then a barrier).
+LINPIPE_DEVICE inline void tma_store_2d(const void* tensor_map, std::int32_t c0, std::int32_t c1,
+                                        const void* src_shared) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
+               ::"l"(reinterpret_cast<std::uint64_t>(tensor_map)), "r"(c0), "r"(c1),
+               "r"(shared_address(src_shared))
+               : "memory");
 #else
   linpipe_ptx_cp_async_bulk_tensor_is_not_supported_before_SM_90();
 #endif

@@ -9,7 +9,7 @@ exec > >(tee "$out/suite.log") 2>&1
 status=0
 run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-for t in cuda_import_test gpu_pingpong_test gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test; do
+for t in cuda_import_test gpu_pingpong_test gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_gemm_test_release gpu_ptx_wrappers_test; do
   run "$dir/$t" > "$logs/$t.log" 2>&1
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED|^cuda_import_test|^linpipe: |^child: " "$logs/$t.log"
 done
@@ -24,13 +24,19 @@ python3 "$dir/compare_handoff_sass.py" < "$out/handoff.sass" | tee "$logs/handof
 run "$dir/stream_copy_bench" --csv "$out/stream_copy.csv" | tee "$logs/stream_copy.txt"
 python3 "$dir/plot_stream_copy.py" "$out/stream_copy.csv" "$out/stream_copy.png" \
   "linpipe stream_copy vs cudaMemcpy, $(nvidia-smi --query-gpu=name --format=csv,noheader), $(date +%F)"
-run compute-sanitizer --tool synccheck --error-exitcode 9 "$dir/gpu_gemm_test" \
-  --gtest_filter='GemmSanitizer.*' > "$logs/sanitizer_gemm_synccheck.log" 2>&1
-grep -E "SUMMARY|PASSED|FAILED" "$logs/sanitizer_gemm_synccheck.log"
-echo "gemm SASS: $(cuobjdump --dump-sass "$dir/gemm_bench" | grep -c HGMMA) HGMMA, $(cuobjdump --dump-sass "$dir/gemm_bench" | grep -cE 'LDL|STL') LDL/STL"
+for t in gpu_gemm_test gpu_gemm_test_release; do  # direct (debug) and staged (release) epilogues
+  run compute-sanitizer --tool synccheck --error-exitcode 9 "$dir/$t" \
+    --gtest_filter='GemmSanitizer.*' > "$logs/sanitizer_${t}_synccheck.log" 2>&1
+  grep -E "SUMMARY|PASSED|FAILED" "$logs/sanitizer_${t}_synccheck.log"
+done
+run compute-sanitizer --tool racecheck --error-exitcode 9 "$dir/gpu_gemm_test_release" \
+  --gtest_filter='GemmSanitizer.*' > "$logs/sanitizer_gemm_racecheck.log" 2>&1
+grep -E "SUMMARY" "$logs/sanitizer_gemm_racecheck.log"
+cuobjdump --dump-sass "$dir/gemm_bench" > "$logs/gemm.sass" 2>&1
+echo "gemm SASS: $(grep -c HGMMA "$logs/gemm.sass") HGMMA, $(grep -cE 'LDL|STL' "$logs/gemm.sass") LDL/STL, $(grep -c UTMASTG "$logs/gemm.sass") UTMASTG, $(grep -c 'STG\.' "$logs/gemm.sass") STG, $(grep -c 'STS' "$logs/gemm.sass") STS"
 run "$dir/gemm_bench" | tee "$logs/gemm.txt"
 echo "== summary =="
 cat "$logs/handoff.txt" "$logs/handoff_sass.txt"
 tail -n 8 "$logs/stream_copy.txt"
-tail -n 9 "$logs/gemm.txt"
+tail -n 13 "$logs/gemm.txt"
 exit $status
