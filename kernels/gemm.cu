@@ -173,12 +173,13 @@ __device__ __forceinline__ void store_tile(const float (&acc)[accumulators],
 #pragma unroll
     for (int g = 0; g < per_half; ++g) {
       const int j = half * per_half + g;
-      auto* box = reinterpret_cast<std::byte*>(boxes[g / 8].elems);
+      // Through the shared window: st.shared (STS), not generic stores.
+      auto* box = (__attribute__((address_space(3))) std::byte*)(boxes[g / 8].elems);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int row = r0 + 8 * h;
-        auto* to = reinterpret_cast<std::uint32_t*>(box + row * 128 + ((g % 8) ^ (row % 8)) * 16 +
-                                                    4 * (t % 4));
+        auto* to = (__attribute__((address_space(3))) std::uint32_t*)(
+            box + row * 128 + ((g % 8) ^ (row % 8)) * 16 + 4 * (t % 4));
         *to = pack_bf16x2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
       }
     }
