@@ -54,11 +54,23 @@ cublasStatus_t cublas_gemm(cublasHandle_t handle, const void* a, const void* b, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  Shape only{0, 0, 0};  // --shape MxNxK: that shape alone (after the tiny check shape), e.g. for ncu
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) {
+      quick = true;
+    } else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc &&
+               std::sscanf(argv[++i], "%dx%dx%d", &only.m, &only.n, &only.k) == 3) {
+    } else {
+      std::fprintf(stderr, "usage: gemm_bench [--quick] [--shape MxNxK]\n");
+      return 2;
+    }
+  }
   const int rounds = quick ? 5 : 21;
-  const std::vector<Shape> shapes = {{256, 256, 64},    {2048, 2048, 2048}, {4096, 4096, 4096},
-                                     {8192, 8192, 8192}, {8192, 4096, 2048}, {2048, 8192, 8192},
-                                     {4096, 4096, 1024}, {16384, 1024, 4096}};
+  std::vector<Shape> shapes = {{256, 256, 64},    {2048, 2048, 2048}, {4096, 4096, 4096},
+                               {8192, 8192, 8192}, {8192, 4096, 2048}, {2048, 8192, 8192},
+                               {4096, 4096, 1024}, {16384, 1024, 4096}};
+  if (only.m > 0) shapes = {shapes.front(), only};
   const GemmConfig variants[4] = {{1}, {2}, {1, 16, true}, {2, 16, true}};
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
