@@ -356,4 +356,79 @@ TEST(TensorMap, EncodedMapLoadsTheBoxItDescribes) {
   EXPECT_EQ(wrong, 0) << "elements of the box differ from the tensor at (" << col0 << ", " << row0 << ")";
 }
 
+// One TMA store of a box written in shared memory (values 1..N) to (col0, row0) of the map.
+__global__ void store_box(const __grid_constant__ CUtensorMap map, int col0, int row0) {
+  __shared__ __align__(128) std::uint16_t box[box_rows * box_cols];
+  for (int i = threadIdx.x; i < box_rows * box_cols; i += blockDim.x)
+    box[i] = static_cast<std::uint16_t>(i + 1);
+  ptx::fence_proxy_async_shared_cta();  // every writer's stores, visible to the copy engine
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    ptx::tma_store_2d(&map, col0, row0, box);
+    ptx::cp_async_bulk_commit_group();
+    ptx::cp_async_bulk_wait_group<0>();  // written before the block (and its box) goes away
+  }
+}
+
+TEST(TensorMap, TmaStoreWritesExactlyTheBoxItDescribes) {
+  LINPIPE_REQUIRE_GPU();
+  constexpr std::uint16_t poison = 0xA5A5;
+  std::uint16_t* tensor = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&tensor, map_rows * map_cols * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMemset(tensor, 0xA5, map_rows * map_cols * sizeof(std::uint16_t)));
+  linpipe::TensorMap2d desc;
+  desc.base = tensor;
+  desc.rows = map_rows;
+  desc.cols = map_cols;
+  desc.box_rows = box_rows;
+  desc.box_cols = box_cols;
+  desc.type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUtensorMap map;
+  const char* why = "";
+  LINPIPE_CUDA_OK(linpipe::encode_tensor_map_2d(&map, desc, &why));
+  constexpr int col0 = 32, row0 = 16;
+  store_box<<<1, 128>>>(map, col0, row0);
+  LINPIPE_CUDA_OK(cudaGetLastError());
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto got = to_host(tensor, map_rows * map_cols);
+  LINPIPE_CUDA_OK(cudaFree(tensor));
+  ASSERT_EQ(got.size(), static_cast<std::size_t>(map_rows * map_cols));
+  int wrong_inside = 0, touched_outside = 0;
+  for (int r = 0; r < map_rows; ++r) {
+    for (int c = 0; c < map_cols; ++c) {
+      const bool inside = r >= row0 && r < row0 + box_rows && c >= col0 && c < col0 + box_cols;
+      const std::uint16_t value = got[r * map_cols + c];
+      if (inside) {
+        wrong_inside += value != (r - row0) * box_cols + (c - col0) + 1;
+      } else {
+        touched_outside += value != poison;
+      }
+    }
+  }
+  EXPECT_EQ(wrong_inside, 0) << "the box did not land row-major at (" << col0 << ", " << row0 << ")";
+  EXPECT_EQ(touched_outside, 0) << "elements outside the box were written";
+}
+
+// %gridid differs between launches (what the debug init token relies on), and is the same for
+// every block of one launch.
+__global__ void launch_id(unsigned long long* out) {
+  if (threadIdx.x == 0) out[blockIdx.x] = ptx::grid_launch_id();
+}
+
+TEST(PtxWrappers, GridLaunchIdDiffersBetweenLaunchesOnly) {
+  LINPIPE_REQUIRE_GPU();
+  unsigned long long* ids = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&ids, 4 * sizeof(unsigned long long)));
+  launch_id<<<2, 32>>>(ids);
+  launch_id<<<2, 32>>>(ids + 2);
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto got = to_host(ids, 4);
+  LINPIPE_CUDA_OK(cudaFree(ids));
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0], got[1]) << "two blocks of one launch";
+  EXPECT_EQ(got[2], got[3]) << "two blocks of one launch";
+  EXPECT_NE(got[0], got[2]) << "two launches";
+}
+
 }  // namespace
