@@ -2,11 +2,11 @@
 // linpipe stage ring, expect-tx on each stage's full barrier) and two consumer warpgroups (each
 // multiplying its 64-row half of the A tile by the whole B tile with wgmma m64n256k16 from
 // 128B-swizzled shared memory, releasing a stage once the wgmma group reading it has retired).
-// A persistent grid walks the output tiles in groups of rows for L2 reuse. The epilogue (release
-// builds) stages each warpgroup's result in swizzled shared-memory boxes and stores them with the
-// tensor copy engine, so the next tile's MMAs start while C is written. With a 2-CTA
-// cluster (config.cluster_m = 2) the two CTAs take vertically adjacent tiles that share one B
-// tile: each loads its own A and half of B, multicast into both, and each consumer warp signals
+// A persistent grid walks the output tiles in groups of rows for L2 reuse. The epilogue stages
+// each warpgroup's result in swizzled shared-memory boxes and stores them with the tensor copy
+// engine, so the next tile's MMAs start while C is written. With a 2-CTA cluster
+// (config.cluster_m = 2) the two CTAs take vertically adjacent tiles that share one B tile:
+// each loads its own A and half of B, multicast into both, and each consumer warp signals
 // the empty barriers of both CTAs (lane-guarded), so neither refills a slot the other still
 // reads; the producer drains before exit so no peer arrives into a finished CTA. See gemm.h.
 #include "gemm.h"
@@ -129,27 +129,6 @@ __device__ std::uint32_t pack_bf16x2(float lo, float hi) {
   return static_cast<std::uint32_t>(l) | (static_cast<std::uint32_t>(h) << 16);
 }
 
-// Debug builds: accumulators -> C (bf16) straight from registers. With the staged epilogue
-// below, or any cp.async.bulk wait in the consumer, ptxas serialises the debug build's wgmma
-// (C7518: a compiler-inserted warpgroup wait on a divergent path; bisected 2026-12-04: not the
-// init-token or held-slot checks), which the build's serialisation gate rejects. Release
-// builds, which the benchmarks time and gemm_bench checks against cuBLAS, stage.
-__device__ __forceinline__ void store_tile_direct(const float (&acc)[accumulators], std::uint16_t* c,
-                                                  int n, int row0, int col0) {
-  const int t = threadIdx.x % 128;
-  const int row = row0 + 16 * (t / 32) + (t % 32) / 4;
-  const int col = col0 + 2 * (t % 4);
-#pragma unroll
-  for (int j = 0; j < accumulators / 4; ++j) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      auto* to = reinterpret_cast<std::uint32_t*>(c + static_cast<std::size_t>(row + 8 * h) * n +
-                                                  col + 8 * j);
-      *to = pack_bf16x2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-    }
-  }
-}
-
 // Accumulators (layout: see linpipe:ptx_wgmma) -> C (bf16) through the warpgroup's staging
 // boxes and the tensor copy engine, half the tile's columns at a time. Thread t holds rows
 // 16 * (t / 32) + (t % 32) / 4 (+ 8) and, for each j, columns 8j + 2 (t % 4) (+ 1): 4 bytes of
@@ -208,8 +187,8 @@ __device__ std::uint32_t signalling_warps(bool warpgroup_release) {
 // group k-1 is done, so a one-deep StageLag releases stage k-1 as stage k goes in.
 template <int Cluster>
 __device__ void consume(Pipeline& pipe, SharedMemory& shared, const CUtensorMap* map_c,
-                        std::uint16_t* c, int n, const TileGrid& grid, int warpgroup,
-                        std::uint32_t rank, bool warpgroup_release) {
+                        const TileGrid& grid, int warpgroup, std::uint32_t rank,
+                        bool warpgroup_release) {
   Storage& storage = shared.pipeline;
   const ReleaseToCluster<Cluster> release{threadIdx.x % 32,
                                           !warpgroup_release || (threadIdx.x % 128) / 32 == 0};
@@ -241,21 +220,16 @@ __device__ void consume(Pipeline& pipe, SharedMemory& shared, const CUtensorMap*
     }
     ptx::wgmma_wait_group<0>();
     retiring.flush();
-    if constexpr (debug_checks) {
-      store_tile_direct(acc, c, n, tm * block_m + warpgroup * 64, tn * block_n);
-    } else {
-      store_tile(acc, shared.staging[warpgroup], map_c, warpgroup, tm * block_m + warpgroup * 64,
-                 tn * block_n);
-    }
+    store_tile(acc, shared.staging[warpgroup], map_c, warpgroup, tm * block_m + warpgroup * 64,
+               tn * block_n);
   }
-  if constexpr (!debug_checks) ptx::cp_async_bulk_wait_group<0>();  // stores done before exit
 }
 
 template <int Cluster>
 __global__ void __launch_bounds__(threads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                const __grid_constant__ CUtensorMap map_c, std::uint16_t* c, int m, int n, int k,
-                int group_rows, bool warpgroup_release) {
+                const __grid_constant__ CUtensorMap map_c, int m, int n, int k, int group_rows,
+                bool warpgroup_release) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
   SharedMemory& shared = SharedMemory::at(smem_raw);
   Storage& storage = shared.pipeline;
@@ -286,8 +260,12 @@ __global__ void __launch_bounds__(threads, 1)
     if (threadIdx.x == 0) produce<Cluster>(pipe, storage, &map_a, &map_b, grid, rank);
   } else {
     ptx::setmaxnreg_inc<232>();
-    consume<Cluster>(pipe, shared, &map_c, c, n, grid, warpgroup - 1, rank, warpgroup_release);
+    consume<Cluster>(pipe, shared, &map_c, grid, warpgroup - 1, rank, warpgroup_release);
   }
+  // The epilogue's stores are done before the CTA (and its staging) goes away. Every thread
+  // waits on its own bulk groups (none: it passes at once), out here where the roles have
+  // joined: inside the consumer's branch ptxas serialises a debug build's wgmma (C7518).
+  ptx::cp_async_bulk_wait_group<0>();
 }
 
 // A row-major bf16 matrix (rows x cols) in boxes of box_rows x block_k (128B-swizzled): the
@@ -404,8 +382,7 @@ cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k,
   config.stream = stream;
   config.attrs = &attr;
   config.numAttrs = Cluster == 1 ? 0 : 1;
-  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, static_cast<std::uint16_t*>(c), m,
-                            n, k,
+  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, m, n, k,
                             group_rows / Cluster > 0 ? group_rows / Cluster : 1,
                             options.warpgroup_release);
 }

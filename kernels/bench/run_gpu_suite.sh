@@ -24,7 +24,7 @@ python3 "$dir/compare_handoff_sass.py" < "$out/handoff.sass" | tee "$logs/handof
 run "$dir/stream_copy_bench" --csv "$out/stream_copy.csv" | tee "$logs/stream_copy.txt"
 python3 "$dir/plot_stream_copy.py" "$out/stream_copy.csv" "$out/stream_copy.png" \
   "linpipe stream_copy vs cudaMemcpy, $(nvidia-smi --query-gpu=name --format=csv,noheader), $(date +%F)"
-for t in gpu_gemm_test gpu_gemm_test_release; do  # direct (debug) and staged (release) epilogues
+for t in gpu_gemm_test gpu_gemm_test_release; do  # with and without debug checks
   run compute-sanitizer --tool synccheck --error-exitcode 9 "$dir/$t" \
     --gtest_filter='GemmSanitizer.*' > "$logs/sanitizer_${t}_synccheck.log" 2>&1
   grep -E "SUMMARY|PASSED|FAILED" "$logs/sanitizer_${t}_synccheck.log"
