@@ -226,6 +226,40 @@ function(linpipe_target_cuda_sources target)
                         Threads::Threads)
 endfunction()
 
+# A `.cu` file given to add_executable or target_sources in a project without the CUDA language
+# is silently not compiled (CMake knows no language for it), which surfaces much later as an
+# undefined symbol. At the end of the configure step, such a file in a target that links
+# linpipe stops it with a sentence saying what to write instead.
+function(_linpipe_check_cu_sources dir)
+  get_property(enabled GLOBAL PROPERTY ENABLED_LANGUAGES)
+  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target IN LISTS targets)
+    get_target_property(type ${target} TYPE)
+    get_target_property(libs ${target} LINK_LIBRARIES)
+    if(type STREQUAL "INTERFACE_LIBRARY" OR NOT libs MATCHES "linpipe")
+      continue()
+    endif()
+    get_target_property(sources ${target} SOURCES)
+    foreach(source IN LISTS sources)
+      if(NOT source MATCHES "\\.cu$" OR "CUDA" IN_LIST enabled)
+        continue()
+      endif()
+      get_source_file_property(language "${source}" TARGET_DIRECTORY ${target} LANGUAGE)
+      if(NOT language)
+        message(FATAL_ERROR "linpipe: target ${target} lists ${source}, which this project does not "
+                            "compile (no CUDA language): add it with "
+                            "linpipe_target_cuda_sources(${target} SOURCES ${source}) instead")
+      endif()
+    endforeach()
+  endforeach()
+  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(subdir IN LISTS subdirs)
+    _linpipe_check_cu_sources("${subdir}")
+  endforeach()
+endfunction()
+cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _linpipe_check_cu_sources
+               "${CMAKE_SOURCE_DIR}")
+
 # The BMIs and their importers must agree on GNU extensions; follow CMake's default (ON) unless
 # the project turned them off. linpipe_target_cuda_sources pins the target to the same choice.
 if(NOT DEFINED CMAKE_CXX_EXTENSIONS OR CMAKE_CXX_EXTENSIONS)

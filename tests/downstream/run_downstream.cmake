@@ -37,6 +37,8 @@ function(expect_configure_failure name expect)
 endfunction()
 expect_configure_failure(wrong-toolkit "LINPIPE_CUDA_PATH=/nonexistent/cuda holds no CUDA toolkit"
                          -DLINPIPE_CUDA_PATH=/nonexistent/cuda)
+expect_configure_failure(raw-cu "target raw_cu_app lists raw_kernel.cu, which this project does not compile"
+                         -DDOWNSTREAM_RAW_CU=ON)
 if(WITH_CUDA)
   expect_configure_failure(old-arch "LINPIPE_CUDA_ARCHS has 'sm_80'; linpipe's NVIDIA backend needs sm_90 or newer"
                            -DLINPIPE_CUDA_ARCHS=sm_80)
