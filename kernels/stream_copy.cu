@@ -23,7 +23,6 @@ struct Tiles {
   std::size_t count;        // tiles covering the 16-byte-multiple prefix
   std::size_t bulk_bytes;   // that prefix
   std::uint32_t tile_bytes;
-  std::uint32_t load_slices;
 
   __device__ std::uint32_t size(std::size_t tile) const {
     const std::size_t left = bulk_bytes - tile * tile_bytes;
@@ -62,13 +61,9 @@ __device__ void produce_tiles(Pipeline& pipe, std::byte* ring, const Tiles& tile
     auto stage = pipe.acquire_producer();
     const std::uint32_t bytes = tiles.size(t);
     const auto full = stage.mbar();
-    full.arrive_expect_tx(bytes);  // the phase completes when all the slices' bytes have landed
-    const std::uint32_t slice = (bytes / tiles.load_slices + 15u) & ~15u;
-    for (std::uint32_t begin = 0; begin < bytes; begin += slice) {
-      const std::uint32_t length = bytes - begin < slice ? bytes - begin : slice;
-      bulk_load(ring + stage.index() * tiles.tile_bytes + begin,
-                tiles.src + t * tiles.tile_bytes + begin, length, full.address(), cache);
-    }
+    full.arrive_expect_tx(bytes);  // the phase completes when the copy's bytes have landed
+    bulk_load(ring + stage.index() * tiles.tile_bytes, tiles.src + t * tiles.tile_bytes, bytes,
+              full.address(), cache);
     stage.release();
   }
   pipe.drain();  // every stage released before the block's shared memory goes away
@@ -149,9 +144,8 @@ __device__ void store_tiles_with_threads(Pipeline& pipe, const std::byte* ring, 
 
 template <int Stages, int Lag>
 __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::size_t bytes,
-                                   std::uint32_t tile_bytes, std::uint32_t load_slices,
-                                   std::uint32_t consumer_warps, bool threads_store,
-                                   bool evict_first) {
+                                   std::uint32_t tile_bytes, std::uint32_t consumer_warps,
+                                   bool threads_store, bool evict_first) {
   using Pipeline = ProducerConsumerPipeline<Stages>;
   extern __shared__ __align__(128) std::byte smem[];
   auto* barriers = reinterpret_cast<std::uint64_t*>(smem);
@@ -163,8 +157,7 @@ __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::si
   __syncthreads();
 
   const std::size_t bulk_bytes = bytes & ~std::size_t{15};
-  const Tiles tiles{src,        dst,         (bulk_bytes + tile_bytes - 1) / tile_bytes,
-                    bulk_bytes, tile_bytes, load_slices};
+  const Tiles tiles{src, dst, (bulk_bytes + tile_bytes - 1) / tile_bytes, bulk_bytes, tile_bytes};
   Pipeline pipe(barriers, "stream_copy");
   const CachePolicy cache{evict_first, evict_first ? ptx::createpolicy_evict_first() : 0};
   if (warp == 0) {
@@ -209,7 +202,7 @@ cudaError_t launch(void* dst, const void* src, std::size_t bytes, const StreamCo
   if (blocks > 0x7fffffff) return cudaErrorInvalidValue;  // gridDim.x; needs tiles_per_block > 0
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
       static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, config.tile_bytes,
-      static_cast<std::uint32_t>(config.load_slices), static_cast<std::uint32_t>(config.consumer_warps), config.store == StoreEngine::threads,
+      static_cast<std::uint32_t>(config.consumer_warps), config.store == StoreEngine::threads,
       config.evict_first);
   return cudaGetLastError();
 }
@@ -227,8 +220,6 @@ cudaError_t stream_copy(void* dst, const void* src, std::size_t bytes, const Str
   if (config.consumer_warps != 1 && config.consumer_warps != 2 && config.consumer_warps != 4 &&
       config.consumer_warps != 8)
     return reject("consumer_warps must be 1, 2, 4 or 8");
-  if (config.load_slices != 1 && config.load_slices != 2 && config.load_slices != 4)
-    return reject("load_slices must be 1, 2 or 4");
   if (config.blocks_per_sm < 0) return reject("blocks_per_sm must be >= 0 (0: as many as fit)");
   if (reinterpret_cast<std::uintptr_t>(dst) % 16 != 0 || reinterpret_cast<std::uintptr_t>(src) % 16 != 0)
     return reject("dst and src must be 16-byte aligned (the bulk copy engine's granule)");

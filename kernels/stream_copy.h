@@ -30,9 +30,6 @@ struct StreamCopyConfig {
   // 0: a persistent grid (SMs x blocks_per_sm blocks walk every tile); k > 0: short-lived
   // blocks, one per k tiles (the hardware schedules them as SMs free up).
   std::uint32_t tiles_per_block = 1;
-  // Bulk loads per tile: 1, 2 or 4 (each a slice of the tile, all completing on the stage's
-  // full barrier), so the copy engine may work on several parts of a tile at once.
-  int load_slices = 1;
 };
 
 // Copies `bytes` bytes from src to dst (both device pointers, 16-byte aligned, not overlapping)

@@ -32,12 +32,9 @@ StreamCopyConfig bulk(int stages, std::uint32_t tile, int blocks_per_sm, int lag
   return persistent(stages, tile, 1, blocks_per_sm, StoreEngine::bulk, lag, evict_first);
 }
 
-// Short-lived blocks, one per tiles_per_block tiles; optionally the stores split over several
-// consumer warps, the loads split into several bulk copies, L2 evict-first.
-StreamCopyConfig short_lived(int stages, std::uint32_t tile, std::uint32_t tiles_per_block,
-                             int consumer_warps = 1, int load_slices = 1, bool evict_first = false) {
-  return {stages,      tile,           consumer_warps, 0, StoreEngine::bulk, stages > 1 ? 1 : 0,
-          evict_first, tiles_per_block, load_slices};
+// Short-lived blocks, one per tiles_per_block tiles.
+StreamCopyConfig short_lived(int stages, std::uint32_t tile, std::uint32_t tiles_per_block) {
+  return {stages, tile, 1, 0, StoreEngine::bulk, stages > 1 ? 1 : 0, false, tiles_per_block};
 }
 
 std::vector<StreamCopyConfig> configs = {
@@ -50,21 +47,13 @@ std::vector<StreamCopyConfig> configs = {
     short_lived(1, 32768, 1), short_lived(2, 32768, 1), short_lived(2, 16384, 1),
     short_lived(2, 49152, 1), short_lived(2, 65536, 1), short_lived(2, 32768, 2),
     short_lived(3, 32768, 8), short_lived(3, 65536, 4),
-    // (stages, tile bytes, k, consumer warps, load slices, evict-first)
-    short_lived(1, 49152, 1), short_lived(2, 49152, 1, 2), short_lived(2, 49152, 1, 4),
-    short_lived(2, 49152, 1, 1, 2), short_lived(2, 49152, 1, 1, 4), short_lived(2, 49152, 1, 4, 4),
-    short_lived(2, 49152, 1, 1, 1, true), short_lived(1, 65536, 1, 4, 4),
-    short_lived(4, 49152, 4, 2, 2),
 };
 
 std::string name(const StreamCopyConfig& c) {
   char text[64];
   if (c.tiles_per_block > 0) {
-    std::snprintf(text, sizeof text, "%s%dx%uK k%u L%d%s%s%s", c.store == StoreEngine::bulk ? "B" : "T",
-                  c.stages, c.tile_bytes / 1024, c.tiles_per_block, c.store_lag,
-                  c.consumer_warps > 1 ? (" w" + std::to_string(c.consumer_warps)).c_str() : "",
-                  c.load_slices > 1 ? (" s" + std::to_string(c.load_slices)).c_str() : "",
-                  c.evict_first ? "e" : "");
+    std::snprintf(text, sizeof text, "%s%dx%uK k%u L%d", c.store == StoreEngine::bulk ? "B" : "T",
+                  c.stages, c.tile_bytes / 1024, c.tiles_per_block, c.store_lag);
   } else {
     std::snprintf(text, sizeof text, "%s%dx%uK b%d L%d%s", c.store == StoreEngine::bulk ? "B" : "T",
                   c.stages, c.tile_bytes / 1024, c.blocks_per_sm, c.store_lag, c.evict_first ? "e" : "");
@@ -78,16 +67,13 @@ int main(int argc, char** argv) {
   const char* csv_path = nullptr;
   std::size_t max_mib = 4096, min_mib = 64;
   const char* only = nullptr;
-  std::size_t dst_offset = 0;  // bytes between dst's allocation and the copy's destination
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--max-mib") && i + 1 < argc) max_mib = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--min-mib") && i + 1 < argc) min_mib = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--config") && i + 1 < argc) only = argv[++i];
-    else if (!std::strcmp(argv[i], "--dst-offset-kib") && i + 1 < argc)
-      dst_offset = std::strtoull(argv[++i], nullptr, 10) << 10;
     else {
-      std::fprintf(stderr, "usage: stream_copy_bench [--csv FILE] [--min-mib N] [--max-mib N] [--config NAME] [--dst-offset-kib N]\n");
+      std::fprintf(stderr, "usage: stream_copy_bench [--csv FILE] [--min-mib N] [--max-mib N] [--config NAME]\n");
       return 2;
     }
   }
@@ -107,16 +93,14 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("stream_copy_bench on %s (%d SMs), destination %zu KiB past its allocation's start\n",
-              prop.name, prop.multiProcessorCount, dst_offset >> 10);
+  std::printf("stream_copy_bench on %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
 
   std::vector<std::size_t> sizes;
   for (std::size_t mib = min_mib; mib <= max_mib; mib *= 2) sizes.push_back(mib << 20);
   const std::size_t largest = sizes.back();
-  void *src = nullptr, *dst_base = nullptr, *ref = nullptr;
+  void *src = nullptr, *dst = nullptr, *ref = nullptr;
   BENCH_CHECK(cudaMalloc(&src, largest));
-  BENCH_CHECK(cudaMalloc(&dst_base, largest + dst_offset));
-  void* const dst = static_cast<char*>(dst_base) + dst_offset;  // the same for every copy timed
+  BENCH_CHECK(cudaMalloc(&dst, largest));
   BENCH_CHECK(cudaMalloc(&ref, largest));
 
   FILE* csv = csv_path ? std::fopen(csv_path, "w") : nullptr;
@@ -187,7 +171,7 @@ int main(int argc, char** argv) {
                 row.best_gbps / row.plain_gbps);
   }
   BENCH_CHECK(cudaFree(src));
-  BENCH_CHECK(cudaFree(dst_base));
+  BENCH_CHECK(cudaFree(dst));
   BENCH_CHECK(cudaFree(ref));
   return 0;
 }

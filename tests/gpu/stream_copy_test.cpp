@@ -25,15 +25,13 @@ struct Case {
   int consumer_warps;
   StoreEngine store;
   std::uint32_t tiles_per_block = 0;  // 0: persistent grid; k: short-lived blocks of k tiles
-  int load_slices = 1;                // bulk loads per tile
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.stages << " stages x " << c.tile_bytes << " B, " << c.consumer_warps
       << (c.store == StoreEngine::bulk ? " bulk-store" : " thread-store") << " consumer warps"
       << (c.tiles_per_block > 0 ? ", short-lived blocks of " + std::to_string(c.tiles_per_block) + " tiles"
-                                : std::string(", persistent grid"))
-      << ", " << c.load_slices << " load slices";
+                                : std::string(", persistent grid"));
 }
 
 class StreamCopyExact : public ::testing::TestWithParam<Case> {};
@@ -45,7 +43,6 @@ TEST_P(StreamCopyExact, RandomDataOddSizes) {
   config.store_lag = c.stages > 2 ? 2 : c.stages - 1;  // the deepest lag each ring allows
   config.evict_first = c.stages % 2 == 0;
   config.tiles_per_block = c.tiles_per_block;
-  config.load_slices = c.load_slices;
   constexpr std::size_t guard = 4096;  // poisoned bytes after the end that must stay poisoned
   const std::vector<std::size_t> sizes = {1, 15, 17, 4093, c.tile_bytes - 16, c.tile_bytes + 5,
                                           7 * std::size_t{c.tile_bytes} + 1000,
@@ -91,9 +88,7 @@ INSTANTIATE_TEST_SUITE_P(Stages, StreamCopyExact,
                                            Case{2, 49152, 1, StoreEngine::bulk, 1},  // the defaults
                                            Case{3, 16384, 2, StoreEngine::bulk, 4},
                                            Case{4, 16384, 1, StoreEngine::bulk, 16},
-                                           Case{2, 16384, 4, StoreEngine::threads, 2},
-                                           Case{2, 49152, 4, StoreEngine::bulk, 1, 4},
-                                           Case{3, 16400, 2, StoreEngine::bulk, 0, 2}),
+                                           Case{2, 16384, 4, StoreEngine::threads, 2}),
                          [](const auto& info) {
                            return std::string(info.param.store == StoreEngine::bulk ? "Bulk" : "Threads") +
                                   "_S" + std::to_string(info.param.stages) + "_T" +
@@ -101,9 +96,6 @@ INSTANTIATE_TEST_SUITE_P(Stages, StreamCopyExact,
                                   std::to_string(info.param.consumer_warps) +
                                   (info.param.tiles_per_block > 0
                                        ? "_K" + std::to_string(info.param.tiles_per_block)
-                                       : std::string()) +
-                                  (info.param.load_slices > 1
-                                       ? "_L" + std::to_string(info.param.load_slices)
                                        : std::string());
                          });
 
@@ -120,7 +112,6 @@ TEST(StreamCopySanitizer, SmallCopy) {
     for (StoreEngine store : {StoreEngine::bulk, StoreEngine::threads}) {
       StreamCopyConfig config{3, 4096, 2, 1, store, 2};
       config.tiles_per_block = tiles_per_block;
-      config.load_slices = tiles_per_block > 0 ? 2 : 1;  // split loads on one of the shapes
       LINPIPE_CUDA_OK(cudaMemset(dst, 0, bytes));
       LINPIPE_CUDA_OK(linpipe::kernels::stream_copy(dst, src, bytes, config));
       LINPIPE_CUDA_OK(cudaDeviceSynchronize());
@@ -153,11 +144,6 @@ TEST(StreamCopyConfigCheck, RejectsWhatItCannotRun) {
                                           nullptr, &why),
             cudaErrorInvalidValue);
   EXPECT_STREQ(why, "store_lag must be 0, 1 or 2, and less than stages");
-  StreamCopyConfig three_slices;
-  three_slices.load_slices = 3;
-  EXPECT_EQ(linpipe::kernels::stream_copy(buffer, buffer + 32, 16, three_slices, nullptr, &why),
-            cudaErrorInvalidValue);
-  EXPECT_STREQ(why, "load_slices must be 1, 2 or 4");
 }
 
 }  // namespace
