@@ -1,6 +1,6 @@
 # Installs linpipe as a CMake package: find_package(linpipe CONFIG REQUIRED), then
 # target_link_libraries(app PRIVATE linpipe::linpipe) for `import linpipe;` in C++ sources and
-# linpipe_target_cuda_sources(app SOURCES k.cu) for clang CUDA sources.
+# target_link_libraries(app PRIVATE linpipe::cuda) for clang CUDA (.cu) sources.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -26,6 +26,7 @@ install(FILES
   "${PROJECT_BINARY_DIR}/linpipe-config.cmake"
   "${PROJECT_BINARY_DIR}/linpipe-config-version.cmake"
   cmake/LinpipeCuda.cmake
+  cmake/linpipe_cuda_flags.json
   cmake/LinpipeModuleUnits.cmake
   cmake/LinpipeLint.cmake
   DESTINATION "${LINPIPE_INSTALL_CMAKEDIR}")
@@ -35,7 +36,8 @@ install(FILES
 if(TARGET linpipe_tidy)
   install(TARGETS linpipe_tidy LIBRARY DESTINATION "${LINPIPE_INSTALL_TOOLDIR}")
   install(PROGRAMS checker/tools/linpipe-tidy DESTINATION "${LINPIPE_INSTALL_TOOLDIR}")
-  install(FILES cmake/LinpipeModuleUnits.cmake DESTINATION "${LINPIPE_INSTALL_TOOLDIR}")
+  install(FILES cmake/LinpipeModuleUnits.cmake cmake/linpipe_cuda_flags.json
+          DESTINATION "${LINPIPE_INSTALL_TOOLDIR}")
   if(TARGET linpipe-clangd)
     install(TARGETS linpipe-clangd RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
   endif()

@@ -5,6 +5,7 @@
 #   lit -v tests/checker --param linpipe_tidy_plugin=build/checker-dev/liblinpipe_tidy.so
 # Settings come from the site config, else --param NAME=VALUE, else the environment
 # (LINPIPE_TIDY_PLUGIN, CLANG_TIDY, LLVM_TOOLS_DIR), else the defaults below.
+import json
 import os
 import shlex
 
@@ -51,9 +52,14 @@ config.substitutions.append(("%stage_flags", "-std=c++20 -I %S/Inputs"))
 cuda_path = setting("cuda_path", "CUDA_PATH", "/usr/local/cuda")
 if os.path.exists(os.path.join(cuda_path, "include", "cuda.h")):
     config.available_features.add("cuda")
-    config.substitutions.append(
-        ("%cuda_flags", "-x cuda --cuda-path=%s --cuda-gpu-arch=sm_90a -nocudalib "
-                        "-Wno-unknown-cuda-version" % shlex.quote(cuda_path)))
+    # The flavour's flags from the list the build uses (cmake/linpipe_cuda_flags.json).
+    flags_file = os.path.join(config.test_source_root, "..", "..", "cmake", "linpipe_cuda_flags.json")
+    with open(flags_file) as handle:
+        lists = json.load(handle)
+    arch = lists["default_cuda_architectures"][0]
+    cuda_flags = [flag.replace("{cuda_path}", cuda_path).replace("{arch}", arch)
+                  for flag in lists["cuda_compile"] + lists["cuda_arch"]]
+    config.substitutions.append(("%cuda_flags", shlex.join(cuda_flags + ["-nocudalib"])))
 
 # Optional: flags for tests that import the real linpipe module, passed in by the top-level
 # CMake (LINPIPE_CHECKER_CXX_FLAGS / LINPIPE_CHECKER_CUDA_FLAGS). Tests that use them say

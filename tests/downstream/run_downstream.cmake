@@ -1,6 +1,6 @@
 # ctest entry downstream-package: install this build into a fresh prefix, then configure,
 # build and run the downstream project against it, as a user would.
-foreach(var SOURCE_DIR BINARY_DIR WORK_DIR CXX MAKE_PROGRAM)
+foreach(var SOURCE_DIR BINARY_DIR WORK_DIR CXX MAKE_PROGRAM CUDA_TOOLKIT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_downstream.cmake: -D${var}=... is required")
   endif()
@@ -12,6 +12,8 @@ execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BINARY_DIR}" --prefix "$
 execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/downstream"
   -B "${WORK_DIR}/build" -G Ninja -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}
   -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
+  "-DLINPIPE_CUDA_PATH=${CUDA_TOOLKIT}"  # the toolkit given by the variable (empty: none)
+  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON    # read below: each target's arch
   COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND "${CMAKE_COMMAND}" --build "${WORK_DIR}/build" COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND "${WORK_DIR}/build/downstream_app" COMMAND_ERROR_IS_FATAL ANY)
@@ -35,17 +37,29 @@ function(expect_configure_failure name expect)
     message(FATAL_ERROR "configuring with ${ARGN} should fail with \"${expect}\":\n${output}")
   endif()
 endfunction()
+expect_configure_failure(missing-cuda-target "target needs_cuda links linpipe::cuda, which this build does not have: LINPIPE_ENABLE_CUDA is OFF"
+                         -DLINPIPE_ENABLE_CUDA=OFF -DDOWNSTREAM_NEEDS_CUDA=ON)
 expect_configure_failure(wrong-toolkit "LINPIPE_CUDA_PATH=/nonexistent/cuda holds no CUDA toolkit"
                          -DLINPIPE_CUDA_PATH=/nonexistent/cuda)
-expect_configure_failure(raw-cu "target raw_cu_app lists raw_kernel.cu, which this project does not compile"
+expect_configure_failure(raw-cu "target raw_cu_app lists [^ ]*raw_kernel.cu, which this project does not compile"
                          -DDOWNSTREAM_RAW_CU=ON)
 if(WITH_CUDA)
-  expect_configure_failure(old-arch "LINPIPE_CUDA_ARCHS has 'sm_80'; linpipe's NVIDIA backend needs sm_90 or newer"
-                           -DLINPIPE_CUDA_ARCHS=sm_80)
-  if(NOT EXISTS "${WORK_DIR}/build/downstream_cuda_app")
-    message(FATAL_ERROR "the CUDA flavour was available but downstream_cuda_app was not built")
+  expect_configure_failure(old-arch "target downstream_cuda_app: LINPIPE_CUDA_ARCHITECTURES has 'sm_80'; linpipe's NVIDIA backend needs sm_90 or newer"
+                           -DLINPIPE_CUDA_ARCHITECTURES=sm_80)
+  foreach(app downstream_cuda_app downstream_cuda_sm90)
+    if(NOT EXISTS "${WORK_DIR}/build/${app}")
+      message(FATAL_ERROR "the CUDA flavour was available but ${app} was not built")
+    endif()
+    execute_process(COMMAND "${WORK_DIR}/build/${app}" COMMAND_ERROR_IS_FATAL ANY)
+  endforeach()
+  # Each target was compiled for its own arch, and only for it.
+  file(READ "${WORK_DIR}/build/compile_commands.json" commands)
+  string(REGEX MATCH "[^\n]*downstream_cuda_app\\.dir[^\n]*kernel\\.cu[^\n]*" default_line "${commands}")
+  string(REGEX MATCH "[^\n]*downstream_cuda_sm90\\.dir[^\n]*kernel\\.cu[^\n]*" sm90_line "${commands}")
+  if(NOT default_line MATCHES "--cuda-gpu-arch=sm_90a" OR NOT sm90_line MATCHES "--cuda-gpu-arch=sm_90 "
+     OR sm90_line MATCHES "sm_90a")
+    message(FATAL_ERROR "per-target arches not applied:\n${default_line}\n${sm90_line}")
   endif()
-  execute_process(COMMAND "${WORK_DIR}/build/downstream_cuda_app" COMMAND_ERROR_IS_FATAL ANY)
 endif()
 
 # The installed command-line tool on a single file, given only plain compiler arguments: it must
