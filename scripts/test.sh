@@ -9,4 +9,5 @@ ctest_bin="$(dirname "$cmake_bin")/ctest"
 
 "$cmake_bin" --preset default
 "$cmake_bin" --build --preset default
-"$ctest_bin" --preset default --timeout 1200 "$@"
+# Tests side by side, one per core: tests that build in the main tree hold a resource lock.
+"$ctest_bin" --preset default --timeout 1200 --parallel "$(nproc)" "$@"
