@@ -14,6 +14,8 @@ set(LINPIPE_MODULE_PARTITIONS
   nvidia_mbar_backend
   host_backend
   diagnostics
+  trace
+  trace_report
   driver_api
   tensor_map
   device_reports

@@ -12,6 +12,8 @@ export import :ptx_cluster;
 export import :ptx_sync;
 export import :backend;
 export import :barrier_roles;
+export import :trace;
+export import :trace_report;
 export import :nvidia_mbar_backend;
 export import :host_backend;
 export import :diagnostics;

@@ -15,6 +15,7 @@
 #ifndef LINPIPE_CUDA_PRELUDE_H
 #define LINPIPE_CUDA_PRELUDE_H
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <concepts>
@@ -25,6 +26,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <vector>
 
 #if defined(__CUDA__)
 #include <cuda.h>

@@ -9,6 +9,7 @@ module;
 #if defined(__CUDA__)
 #include <__clang_cuda_runtime_wrapper.h>
 #endif
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 export module linpipe:pipeline;
@@ -19,6 +20,7 @@ import :barrier_roles;
 import :diagnostics;
 import :stage;
 import :scope;
+import :trace;
 
 namespace linpipe::detail {
 
@@ -39,7 +41,9 @@ struct [[nodiscard]] WaitStatus {
   LINPIPE_HOST_DEVICE constexpr explicit operator bool() const { return ready; }
 };
 
-template <int NumStages, class Backend>
+// Tracer: NoTrace (the default: nothing recorded, no code emitted) or SliceTrace (every wait,
+// claim, release and arrival of this role, timestamped; see linpipe:trace).
+template <int NumStages, class Backend, class Tracer>
 class ProducerConsumerPipeline {
   static_assert(NumStages >= 1,
                 "linpipe::ProducerConsumerPipeline<NumStages>: NumStages must be >= 1 (use 2-8 "
@@ -52,6 +56,12 @@ class ProducerConsumerPipeline {
   static_assert(detail::built_for_stages<Backend, NumStages>(),
                 "linpipe::ProducerConsumerPipeline<NumStages, Backend>: Backend was built for a "
                 "different stage count; use Backend<NumStages> with the same NumStages");
+  static_assert(requires(Tracer& t) {
+    { Tracer::enabled } -> std::convertible_to<bool>;
+    t.record(TraceEvent::acquire, Role::producer, 0u, 0u);
+  }, "linpipe::ProducerConsumerPipeline<NumStages, Backend, Tracer>: Tracer must be "
+     "linpipe::NoTrace or linpipe::SliceTrace (or have `static constexpr bool enabled` and "
+     "record(TraceEvent, Role, stage, lap))");
 
  public:
   using BackendType = Backend;
@@ -59,8 +69,9 @@ class ProducerConsumerPipeline {
   using Handle = typename Backend::Handle;
   using FullBarrierType = FullBarrier<Handle>;
   using EmptyBarrierType = EmptyBarrier<Handle>;
-  using ProducerStageType = ProducerStage<NumStages, Backend>;
-  using ConsumerStageType = ConsumerStage<NumStages, Backend>;
+  using ProducerStageType = ProducerStage<NumStages, Backend, Tracer>;
+  using ConsumerStageType = ConsumerStage<NumStages, Backend, Tracer>;
+  using TracerType = Tracer;
   using ProduceScope = StageScope<ProducerConsumerPipeline, ScopeRelease::produce>;
   using ConsumeScope = StageScope<ProducerConsumerPipeline, ScopeRelease::consume>;
   using ConsumeExplicitScope = StageScope<ProducerConsumerPipeline, ScopeRelease::consume_explicit>;
@@ -73,9 +84,11 @@ class ProducerConsumerPipeline {
 
   // storage: Backend::storage_elems() signals shared by every role (shared memory on the GPU).
   // name: shown by the debug backstops, to tell a kernel's pipelines apart.
+  // tracer: this role's tracer, for a traced pipeline (e.g. SliceTrace::for_this_warp(...)).
   LINPIPE_HOST_DEVICE explicit ProducerConsumerPipeline(BarrierStorage* storage,
-                                                        const char* name = "linpipe")
-      : backend_(storage), storage_(storage), name_(name) {}
+                                                        const char* name = "linpipe",
+                                                        Tracer tracer = Tracer())
+      : backend_(storage), storage_(storage), name_(name), tracer_(tracer) {}
 
   // Bytes of barrier storage the pipeline needs.
   static constexpr std::size_t smem_bytes() {
@@ -156,11 +169,13 @@ class ProducerConsumerPipeline {
   // arrive on the current slot's full barrier, then producer_step().
   LINPIPE_HOST_DEVICE void producer_signal_and_step() {
     backend_.arrive_full(producer_stage_);
+    trace(TraceEvent::arrive, Role::producer, producer_stage_, producer_lap_);
     producer_step();
   }
   // arrive on the current slot's empty barrier, then consumer_step().
   LINPIPE_HOST_DEVICE void consumer_signal_and_step() {
     backend_.arrive_empty(consumer_stage_);
+    trace(TraceEvent::arrive, Role::consumer, consumer_stage_, consumer_lap_);
     consumer_step();
   }
 
@@ -210,16 +225,27 @@ class ProducerConsumerPipeline {
   // destructor ends the claim (consume: after arriving on the slot's empty barrier).
   LINPIPE_HOST_DEVICE ProduceScope produce() {
     wait_producer();
-    return ProduceScope(*this, claim(Role::producer).stage);
+    const detail::Claimed slot = claim(Role::producer);
+    return ProduceScope(*this, slot.stage, slot.lap);
   }
   LINPIPE_HOST_DEVICE ConsumeScope consume() {
     wait_consumer();
-    return ConsumeScope(*this, claim(Role::consumer).stage);
+    const detail::Claimed slot = claim(Role::consumer);
+    return ConsumeScope(*this, slot.stage, slot.lap);
   }
   LINPIPE_HOST_DEVICE ConsumeExplicitScope consume_explicit() {
     wait_consumer();
-    return ConsumeExplicitScope(*this, claim(Role::consumer).stage);
+    const detail::Claimed slot = claim(Role::consumer);
+    return ConsumeExplicitScope(*this, slot.stage, slot.lap);
   }
+
+  // Traced pipelines: marks work issued for a stage this role holds (e.g. the producer's copy
+  // into it), shown on the timeline. Nothing without a tracer.
+  template <class Stage>
+  LINPIPE_HOST_DEVICE void mark_issue([[clang::param_typestate(unconsumed)]] const Stage& stage) {
+    trace(TraceEvent::issue, Stage::role, stage.index(), stage.lap());
+  }
+  LINPIPE_HOST_DEVICE Tracer& tracer() { return tracer_; }
 
   // The suspend-time hint the pipeline's blocking waits pass to the backend (nanoseconds;
   // 0 lets the hardware choose). Backends without one ignore it.
@@ -258,11 +284,17 @@ class ProducerConsumerPipeline {
     std::uint32_t& lap = role == Role::producer ? producer_lap_ : consumer_lap_;
     const detail::Claimed slot{stage, lap};
     if constexpr (debug_checks) held_[role == Role::producer ? 0 : 1].claim(location(stage, lap, role));
+    trace(TraceEvent::acquire, role, stage, lap);
     step(stage, lap, 1);
     return slot;
   }
-  LINPIPE_HOST_DEVICE void unclaim(Role role, std::uint32_t stage) {
+  // A stage or scope of this role ended its claim on (stage, lap).
+  LINPIPE_HOST_DEVICE void end_claim(Role role, std::uint32_t stage, std::uint32_t lap) {
     if constexpr (debug_checks) held_[role == Role::producer ? 0 : 1].release(stage);
+    trace(TraceEvent::release, role, stage, lap);
+  }
+  LINPIPE_HOST_DEVICE void trace(TraceEvent event, Role role, std::uint32_t stage, std::uint32_t lap) {
+    if constexpr (Tracer::enabled) tracer_.record(event, role, stage, lap);
   }
   LINPIPE_HOST_DEVICE ProducerStageType claim_producer() {
     const detail::Claimed slot = claim(Role::producer);
@@ -277,6 +309,11 @@ class ProducerConsumerPipeline {
   // slot instead of hanging, and first report a wait on a slot this role itself still holds
   // or on barriers init_mbars never set up (where the backend can tell).
   LINPIPE_HOST_DEVICE void wait(Role role, std::uint32_t stage, std::uint32_t lap) {
+    trace(TraceEvent::wait_begin, role, stage, lap);
+    wait_untraced(role, stage, lap);
+    trace(TraceEvent::wait_end, role, stage, lap);
+  }
+  LINPIPE_HOST_DEVICE void wait_untraced(Role role, std::uint32_t stage, std::uint32_t lap) {
     if constexpr (debug_checks) {
       held_[role == Role::producer ? 0 : 1].expect_free(location(stage, lap, role));
       expect_initialised(role, stage, lap);
@@ -330,6 +367,7 @@ class ProducerConsumerPipeline {
   std::uint32_t suspend_time_hint_ns_ = 0;
   // Debug builds only: the slots each role (producer, consumer) holds through live stages.
   detail::HeldSlots<NumStages> held_[debug_checks ? 2 : 1];
+  [[no_unique_address]] Tracer tracer_;
 };
 
 }  // namespace linpipe

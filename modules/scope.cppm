@@ -10,6 +10,7 @@ module;
 #include <cstdint>
 export module linpipe:scope;
 import :diagnostics;
+import :trace;
 
 export namespace linpipe {
 
@@ -23,6 +24,7 @@ enum class ScopeRelease : std::uint8_t {
 template <class Pipeline, ScopeRelease Release>
 class [[nodiscard]] StageScope {
   static constexpr bool is_producer = Release == ScopeRelease::produce;
+  static constexpr Role role = is_producer ? Role::producer : Role::consumer;
 
  public:
   using Handle = typename Pipeline::Handle;
@@ -33,7 +35,7 @@ class [[nodiscard]] StageScope {
   StageScope& operator=(StageScope&&) = delete;
   LINPIPE_HOST_DEVICE ~StageScope() {
     if constexpr (Release == ScopeRelease::consume) pipeline_.backend().arrive_empty(index_);
-    pipeline_.unclaim(is_producer ? Role::producer : Role::consumer, index_);
+    pipeline_.end_claim(role, index_, lap_);
   }
 
   // The ring slot this scope holds.
@@ -53,15 +55,17 @@ class [[nodiscard]] StageScope {
                   "linpipe: a consume() scope arrives on the empty barrier when it ends; to "
                   "arrive yourself (lane-guarded or remote), use consume_explicit()");
     mbar().arrive();
+    pipeline_.trace(TraceEvent::arrive, role, index_, lap_);
   }
 
  private:
   friend Pipeline;
-  LINPIPE_HOST_DEVICE StageScope(Pipeline& pipeline, std::uint32_t index)
-      : pipeline_(pipeline), index_(index) {}
+  LINPIPE_HOST_DEVICE StageScope(Pipeline& pipeline, std::uint32_t index, std::uint32_t lap)
+      : pipeline_(pipeline), index_(index), lap_(lap) {}
 
   Pipeline& pipeline_;
   std::uint32_t index_;
+  std::uint32_t lap_;
 };
 
 }  // namespace linpipe

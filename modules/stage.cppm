@@ -22,6 +22,7 @@ import :backend;
 import :barrier_roles;
 import :diagnostics;
 import :host_backend;
+import :trace;
 #if defined(__CUDA__)
 import :nvidia_mbar_backend;
 #endif
@@ -38,10 +39,12 @@ struct NoPipeline {
 // in a StageLag's array would then pin the pipeline object in local memory, and every release
 // would load the barrier base from there (GEMM: a 56-byte stack frame, ld.local per release).
 // Debug builds also keep the pipeline, for its held-slot bookkeeping and the reports.
-template <class Pipeline, class Backend, Role StageRole>
+// Tracked: the stage reports its release to its pipeline (debug builds' bookkeeping, tracing);
+// otherwise it carries no pointer to it.
+template <class Pipeline, class Backend, Role StageRole, bool Tracked>
 class StageClaim {
  protected:
-  using Owner = std::conditional_t<debug_checks, Pipeline*, NoPipeline>;
+  using Owner = std::conditional_t<debug_checks || Tracked, Pipeline*, NoPipeline>;
 
   LINPIPE_HOST_DEVICE StageClaim(Pipeline* pipeline, const Backend& backend, std::uint32_t index,
                                  std::uint32_t lap)
@@ -99,7 +102,7 @@ template <int NumStages>
 using DefaultBackend = HostBackend<NumStages>;
 #endif
 
-template <int NumStages, class Backend = DefaultBackend<NumStages>>
+template <int NumStages, class Backend = DefaultBackend<NumStages>, class Tracer = NoTrace>
 class ProducerConsumerPipeline;
 template <class Stage, int Depth, class Release>
 class StageLag;
@@ -116,17 +119,18 @@ template <class T>
 // A consumer's claim on one full stage (its slot and lap). release() = arrive() on this slot's
 // empty barrier; release_without_signal() = end the claim only (after lane-guarded or remote
 // arrives through arrive()/mbar()). Neither moves the cursor: acquiring did.
-template <int NumStages, class Backend>
+template <int NumStages, class Backend, class Tracer = NoTrace>
 class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
-ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>, Backend, Role::consumer> {
+ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, Tracer>, Backend,
+                                 Role::consumer, Tracer::enabled> {
   static_assert(PipelineBackend<Backend>,
                 "linpipe::ConsumerStage<NumStages, Backend>: Backend must model "
                 "linpipe::PipelineBackend");
   static_assert(detail::built_for_stages<Backend, NumStages>(),
                 "linpipe::ConsumerStage<NumStages, Backend>: Backend was built for a different stage "
                 "count; use the pipeline's own type, Pipeline::ConsumerStageType");
-  using Pipeline = ProducerConsumerPipeline<NumStages, Backend>;
-  using Claim = detail::StageClaim<Pipeline, Backend, Role::consumer>;
+  using Pipeline = ProducerConsumerPipeline<NumStages, Backend, Tracer>;
+  using Claim = detail::StageClaim<Pipeline, Backend, Role::consumer, Tracer::enabled>;
   using Claim::backend_;
   using Claim::index_;
   using Claim::lap_;
@@ -135,6 +139,7 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   using Handle = typename Backend::Handle;
   using PipelineType = Pipeline;
   static constexpr int num_stages = NumStages;
+  static constexpr Role role = Role::consumer;
 
   ConsumerStage(const ConsumerStage&) = delete;
   ConsumerStage& operator=(const ConsumerStage&) = delete;
@@ -165,6 +170,7 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals"),
     clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void arrive() const {
     backend_.arrive_empty(index_);
+    if constexpr (Tracer::enabled) this->owner_->trace(TraceEvent::arrive, Role::consumer, index_, lap_);
   }
   // Arrives on this slot's empty barrier (the producer may refill it) and ends the claim.
   [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
@@ -192,7 +198,7 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   // Ends the claim: debug builds tell the pipeline (a friend of this class, not of the
   // claim) that the slot is free again.
   LINPIPE_HOST_DEVICE void finish() {
-    if constexpr (debug_checks) this->owner_->unclaim(Role::consumer, index_);
+    if constexpr (debug_checks || Tracer::enabled) this->owner_->end_claim(Role::consumer, index_, lap_);
     this->live_ = false;
   }
 };
@@ -200,17 +206,18 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
 // A producer's claim on one empty stage (its slot and lap). release() ends the claim and
 // signals nothing: the full barrier is signalled by expect-tx plus the copy engine's
 // completion, or by mbar().arrive().
-template <int NumStages, class Backend>
+template <int NumStages, class Backend, class Tracer = NoTrace>
 class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
-ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>, Backend, Role::producer> {
+ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, Tracer>, Backend,
+                                 Role::producer, Tracer::enabled> {
   static_assert(PipelineBackend<Backend>,
                 "linpipe::ProducerStage<NumStages, Backend>: Backend must model "
                 "linpipe::PipelineBackend");
   static_assert(detail::built_for_stages<Backend, NumStages>(),
                 "linpipe::ProducerStage<NumStages, Backend>: Backend was built for a different stage "
                 "count; use the pipeline's own type, Pipeline::ProducerStageType");
-  using Pipeline = ProducerConsumerPipeline<NumStages, Backend>;
-  using Claim = detail::StageClaim<Pipeline, Backend, Role::producer>;
+  using Pipeline = ProducerConsumerPipeline<NumStages, Backend, Tracer>;
+  using Claim = detail::StageClaim<Pipeline, Backend, Role::producer, Tracer::enabled>;
   using Claim::backend_;
   using Claim::index_;
   using Claim::lap_;
@@ -219,6 +226,7 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   using Handle = typename Backend::Handle;
   using PipelineType = Pipeline;
   static constexpr int num_stages = NumStages;
+  static constexpr Role role = Role::producer;
 
   ProducerStage(const ProducerStage&) = delete;
   ProducerStage& operator=(const ProducerStage&) = delete;
@@ -262,7 +270,7 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend>,
   // Ends the claim: debug builds tell the pipeline (a friend of this class, not of the
   // claim) that the slot is free again.
   LINPIPE_HOST_DEVICE void finish() {
-    if constexpr (debug_checks) this->owner_->unclaim(Role::producer, index_);
+    if constexpr (debug_checks || Tracer::enabled) this->owner_->end_claim(Role::producer, index_, lap_);
     this->live_ = false;
   }
 };

@@ -8,8 +8,8 @@ cmake_bin=$(scripts/setup.sh)
 "$cmake_bin" --preset release >/dev/null
 "$cmake_bin" --build --preset release
 
-echo "== host backend demo =="
-build/release/examples/host_stream
+echo "== host backend demo (and a traced run: its timeline as trace-event JSON) =="
+build/release/examples/host_stream --trace build/release/host_stream_trace.json
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   echo "== GPU kernels =="

@@ -1,0 +1,161 @@
+// linpipe:trace — a pipeline's timeline: every wait, claim, release and arrival of each role,
+// timestamped, in a buffer the user sizes. Off by default (NoTrace: nothing is stored and no
+// code is emitted); a pipeline built with SliceTrace records into its role's own slice of the
+// buffer, so the hot path has no atomics: one 16-byte record and one 4-byte count per event.
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+export module linpipe:trace;
+import :config;
+import :diagnostics;
+
+export namespace linpipe {
+
+// What a role did. A wait spans wait_begin..wait_end; a stage is held from acquire to release.
+enum class TraceEvent : std::uint8_t {
+  wait_begin,  // the role starts waiting for its slot (producer: empty, consumer: full)
+  wait_end,    // the wait passed
+  acquire,     // the role claimed the slot (a stage or scope owns it)
+  release,     // the claim ended (a consumer's release() also signals the empty barrier)
+  arrive,      // the role signalled a barrier without ending a claim (arrive(), *_signal_and_step)
+  issue,       // the user marked work issued for a stage (e.g. the producer's copy): mark_issue()
+};
+
+// One event, 16 bytes. Times are nanoseconds: %globaltimer on the GPU (one clock for every
+// SM), std::chrono::steady_clock on the host.
+struct TraceRecord {
+  std::uint64_t time_ns;
+  std::uint32_t lap;
+  TraceEvent event;
+  std::uint8_t stage;
+  Role role;
+  std::uint8_t pipeline;  // the id given to the tracer: tells a kernel's pipelines apart
+};
+static_assert(sizeof(TraceRecord) == 16, "a trace record is 16 bytes (one vector store)");
+
+// The first record's worth of every slice: who wrote it and how much.
+struct TraceSliceHeader {
+  std::uint32_t block;     // linear CTA index (host: 0)
+  std::uint32_t warp;      // warp within the CTA (host: the slice's index)
+  std::uint32_t count;     // events recorded; those past `capacity` were dropped, not stored
+  std::uint32_t capacity;  // records the slice holds (0: the slice was never used)
+};
+static_assert(sizeof(TraceSliceHeader) == sizeof(TraceRecord));
+
+// A trace buffer: `slices` slices, each a header and `per_slice` records. Zero it before a
+// traced run: a slice no role wrote stays empty.
+struct TraceLayout {
+  std::uint32_t slices;
+  std::uint32_t per_slice;
+  LINPIPE_HOST_DEVICE constexpr std::size_t records() const {
+    return std::size_t{slices} * (std::size_t{per_slice} + 1);
+  }
+  LINPIPE_HOST_DEVICE constexpr std::size_t bytes() const { return records() * sizeof(TraceRecord); }
+};
+
+// The default tracer: records nothing, occupies nothing, emits no code.
+struct NoTrace {
+  static constexpr bool enabled = false;
+  LINPIPE_HOST_DEVICE void record(TraceEvent, Role, std::uint32_t, std::uint32_t) {}
+};
+
+// A role's tracer: writes into one slice of a TraceLayout buffer. Build one per role (the
+// pipeline object holds it); two roles must not share a slice.
+class SliceTrace {
+ public:
+  static constexpr bool enabled = true;
+
+  // Records nothing: e.g. the pipeline object that only runs init_mbars().
+  SliceTrace() = default;
+
+  // Host (or explicit) form: slice `slice` of `buffer`, labelled block / warp in the trace.
+  LINPIPE_HOST_DEVICE SliceTrace(TraceRecord* buffer, TraceLayout layout, std::uint32_t slice,
+                                 std::uint32_t block, std::uint32_t warp, std::uint8_t pipeline = 0)
+      : pipeline_(pipeline) {
+    if (buffer == nullptr || slice >= layout.slices) return;  // nowhere to write: records nothing
+    header_ = reinterpret_cast<TraceSliceHeader*>(buffer + std::size_t{slice} * (layout.per_slice + 1));
+    records_ = reinterpret_cast<TraceRecord*>(header_) + 1;
+    capacity_ = layout.per_slice;
+    *header_ = TraceSliceHeader{block, warp, 0, capacity_};
+  }
+  LINPIPE_HOST_DEVICE SliceTrace(TraceRecord* buffer, TraceLayout layout, std::uint32_t slice,
+                                 std::uint8_t pipeline = 0)
+      : SliceTrace(buffer, layout, slice, 0, slice, pipeline) {}
+
+#if defined(__CUDA_ARCH__)
+  // Device form: the slice of this warp, (linear CTA index) x (warps per CTA) + warp. Only the
+  // lowest active lane writes, so a role run by a whole warp records each event once.
+  __device__ static SliceTrace for_this_warp(TraceRecord* buffer, TraceLayout layout,
+                                             std::uint8_t pipeline = 0) {
+    const std::uint32_t block = __nvvm_read_ptx_sreg_ctaid_x() +
+                                __nvvm_read_ptx_sreg_nctaid_x() *
+                                    (__nvvm_read_ptx_sreg_ctaid_y() +
+                                     __nvvm_read_ptx_sreg_nctaid_y() * __nvvm_read_ptx_sreg_ctaid_z());
+    const std::uint32_t threads = __nvvm_read_ptx_sreg_ntid_x() * __nvvm_read_ptx_sreg_ntid_y() *
+                                  __nvvm_read_ptx_sreg_ntid_z();
+    const std::uint32_t thread = __nvvm_read_ptx_sreg_tid_x() +
+                                 __nvvm_read_ptx_sreg_ntid_x() *
+                                     (__nvvm_read_ptx_sreg_tid_y() +
+                                      __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_tid_z());
+    const std::uint32_t warps = (threads + 31) / 32, warp = thread / 32;
+    const bool writer = __builtin_ctz(__activemask()) == static_cast<int>(thread % 32);
+    return SliceTrace(writer ? buffer : nullptr, layout, block * warps + warp, block, warp, pipeline);
+  }
+#endif
+
+  LINPIPE_HOST_DEVICE void record(TraceEvent event, Role role, std::uint32_t stage, std::uint32_t lap) {
+    if (header_ == nullptr) return;
+    if (count_ < capacity_) {
+      records_[count_] = TraceRecord{now_ns(), lap, event, static_cast<std::uint8_t>(stage), role, pipeline_};
+    }
+    ++count_;
+    header_->count = count_;  // kept current, so a trace read after a trap is still whole
+  }
+
+  LINPIPE_HOST_DEVICE std::uint32_t recorded() const { return count_; }
+
+ private:
+  LINPIPE_HOST_DEVICE static std::uint64_t now_ns() {
+#if defined(__CUDA_ARCH__)
+    std::uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+#else
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now().time_since_epoch())
+                                          .count());
+#endif
+  }
+
+  TraceSliceHeader* header_ = nullptr;
+  TraceRecord* records_ = nullptr;
+  std::uint32_t capacity_ = 0;
+  std::uint32_t count_ = 0;
+  std::uint8_t pipeline_ = 0;
+};
+
+// A host-side trace buffer (zeroed), e.g. for HostBackend pipelines or to copy a device buffer
+// into: `TraceBuffer trace(3, 4096); Pipeline pipe(signals, "p", trace.slice(0));`.
+class TraceBuffer {
+ public:
+  TraceBuffer(std::uint32_t slices, std::uint32_t per_slice)
+      : layout_{slices, per_slice}, records_(layout_.records()) {}
+  SliceTrace slice(std::uint32_t index, std::uint8_t pipeline = 0) {
+    return SliceTrace(records_.data(), layout_, index, pipeline);
+  }
+  TraceLayout layout() const { return layout_; }
+  TraceRecord* data() { return records_.data(); }
+  const TraceRecord* data() const { return records_.data(); }
+
+ private:
+  TraceLayout layout_;
+  std::vector<TraceRecord> records_;
+};
+
+}  // namespace linpipe

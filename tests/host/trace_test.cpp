@@ -1,0 +1,217 @@
+// Tracing (linpipe:trace): a traced host pipeline records every wait, claim, release and issue
+// mark of each role in its own slice, counts what does not fit instead of writing past it, and
+// the report functions turn the buffer into a summary and trace-event JSON.
+import linpipe;
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+constexpr int stages = 4;
+using Backend = linpipe::HostBackend<stages>;
+using Traced = linpipe::ProducerConsumerPipeline<stages, Backend, linpipe::SliceTrace>;
+using linpipe::Role;
+using linpipe::TraceEvent;
+using linpipe::TraceRecord;
+
+// Without a tracer nothing changes: the default is NoTrace, which has no state.
+static_assert(std::is_empty_v<linpipe::NoTrace>);
+static_assert(std::is_same_v<linpipe::ProducerConsumerPipeline<stages, Backend>,
+                             linpipe::ProducerConsumerPipeline<stages, Backend, linpipe::NoTrace>>);
+
+struct Slice {
+  linpipe::TraceSliceHeader header;
+  std::vector<TraceRecord> records;
+};
+
+Slice read_slice(const linpipe::TraceBuffer& trace, std::uint32_t index) {
+  const TraceRecord* at = trace.data() + std::size_t{index} * (trace.layout().per_slice + 1);
+  Slice slice{};
+  static_assert(sizeof slice.header == sizeof *at);
+  __builtin_memcpy(&slice.header, at, sizeof slice.header);
+  const std::uint32_t stored = slice.header.count < slice.header.capacity ? slice.header.count
+                                                                          : slice.header.capacity;
+  slice.records.assign(at + 1, at + 1 + stored);
+  return slice;
+}
+
+std::map<TraceEvent, int> count_events(const Slice& slice) {
+  std::map<TraceEvent, int> counts;
+  for (const TraceRecord& r : slice.records) ++counts[r.event];
+  return counts;
+}
+
+// Times never go back within a slice; each wait ends on the slot it began on; each release
+// matches an earlier acquire of the same slot and lap.
+void expect_well_formed(const Slice& slice, Role role) {
+  std::uint64_t last = 0;
+  const TraceRecord* open_wait = nullptr;
+  std::map<std::pair<int, std::uint32_t>, int> held;
+  for (const TraceRecord& r : slice.records) {
+    EXPECT_EQ(r.role, role);
+    EXPECT_GE(r.time_ns, last);
+    last = r.time_ns;
+    EXPECT_LT(r.stage, stages);
+    if (r.event == TraceEvent::wait_begin) {
+      EXPECT_EQ(open_wait, nullptr) << "a wait began inside another";
+      open_wait = &r;
+    } else if (r.event == TraceEvent::wait_end) {
+      ASSERT_NE(open_wait, nullptr) << "a wait ended that never began";
+      EXPECT_EQ(r.stage, open_wait->stage);
+      EXPECT_EQ(r.lap, open_wait->lap);
+      open_wait = nullptr;
+    } else if (r.event == TraceEvent::acquire) {
+      EXPECT_EQ((held[{r.stage, r.lap}]++), 0) << "slot acquired twice in one lap";
+    } else if (r.event == TraceEvent::release) {
+      EXPECT_EQ((held[{r.stage, r.lap}]--), 1) << "release without an acquire";
+    }
+  }
+  EXPECT_EQ(open_wait, nullptr);
+}
+
+TEST(Trace, RecordsEveryEventOfEachRoleInItsSlice) {
+  constexpr int items = 300;
+  linpipe::HostSignal signals[Backend::storage_elems()];
+  Traced(signals).init_mbars(1, 1);
+  linpipe::TraceBuffer trace(2, 4096);
+  {
+    std::jthread producer([&] {
+      Traced pipe(signals, "traced", trace.slice(0));
+      for (int i = 0; i < items; ++i) {
+        auto stage = pipe.acquire_producer();
+        pipe.mark_issue(stage);
+        stage.mbar().arrive();
+        stage.release();
+      }
+      pipe.drain();
+    });
+    std::jthread consumer([&] {
+      Traced pipe(signals, "traced", trace.slice(1));
+      for (int i = 0; i < items; ++i) {
+        auto stage = pipe.acquire_consumer();
+        stage.release();
+      }
+    });
+  }
+  const Slice produced = read_slice(trace, 0), consumed = read_slice(trace, 1);
+  auto p = count_events(produced), c = count_events(consumed);
+  // The producer waits once per item and once per slot while draining.
+  EXPECT_EQ(p[TraceEvent::acquire], items);
+  EXPECT_EQ(p[TraceEvent::release], items);
+  EXPECT_EQ(p[TraceEvent::issue], items);
+  EXPECT_EQ(p[TraceEvent::wait_begin], items + stages);
+  EXPECT_EQ(p[TraceEvent::wait_end], items + stages);
+  EXPECT_EQ(c[TraceEvent::acquire], items);
+  EXPECT_EQ(c[TraceEvent::release], items);
+  EXPECT_EQ(c[TraceEvent::wait_begin], items);
+  EXPECT_EQ(c[TraceEvent::wait_end], items);
+  EXPECT_EQ(produced.header.count, produced.records.size());
+  EXPECT_EQ(consumed.header.count, consumed.records.size());
+  expect_well_formed(produced, Role::producer);
+  expect_well_formed(consumed, Role::consumer);
+
+  const auto roles = linpipe::summarise_trace(trace.data(), trace.layout());
+  ASSERT_EQ(roles.size(), 2u);
+  EXPECT_EQ(roles[0].role, Role::producer);
+  EXPECT_EQ(roles[0].waits, static_cast<std::uint32_t>(items + stages));
+  EXPECT_EQ(roles[1].waits, static_cast<std::uint32_t>(items));
+  for (const auto& role : roles) {
+    EXPECT_EQ(role.dropped, 0u);
+    EXPECT_LE(role.waiting_ns, role.span_ns);
+    EXPECT_LE(role.longest_wait_ns, role.waiting_ns);
+  }
+}
+
+TEST(Trace, ScopesRecordTheirClaimAndRelease) {
+  linpipe::HostSignal signals[Backend::storage_elems()];
+  Traced(signals).init_mbars(1, 1);
+  linpipe::TraceBuffer trace(2, 256);
+  Traced producer(signals, "scopes", trace.slice(0));
+  Traced consumer(signals, "scopes", trace.slice(1));
+  for (int i = 0; i < 10; ++i) {  // one thread: never more than the ring ahead
+    {
+      auto scope = producer.produce();
+      scope.mbar().arrive();
+    }
+    { auto scope = consumer.consume(); }
+  }
+  const auto p = count_events(read_slice(trace, 0)), c = count_events(read_slice(trace, 1));
+  EXPECT_EQ(p.at(TraceEvent::acquire), 10);
+  EXPECT_EQ(p.at(TraceEvent::release), 10);
+  EXPECT_EQ(c.at(TraceEvent::acquire), 10);
+  EXPECT_EQ(c.at(TraceEvent::release), 10);
+  expect_well_formed(read_slice(trace, 1), Role::consumer);
+}
+
+// A full slice counts what it drops, and writes nothing outside itself.
+TEST(Trace, AFullSliceCountsDropsAndStaysInItsSlice) {
+  linpipe::HostSignal signals[Backend::storage_elems()];
+  Traced(signals).init_mbars(1, 1);
+  linpipe::TraceBuffer trace(3, 16);
+  Traced producer(signals, "overflow", trace.slice(1));
+  Traced consumer(signals, "overflow", linpipe::SliceTrace(nullptr, trace.layout(), 0));  // untraced
+  for (int i = 0; i < 50; ++i) {
+    auto made = producer.acquire_producer();
+    made.mbar().arrive();
+    made.release();
+    auto taken = consumer.acquire_consumer();
+    taken.release();
+  }
+  const Slice used = read_slice(trace, 1);
+  EXPECT_EQ(used.header.count, 50u * 4);  // wait begin and end, acquire, release per item
+  EXPECT_EQ(used.header.capacity, 16u);
+  EXPECT_EQ(used.records.size(), 16u);
+  const std::size_t per_slice = trace.layout().per_slice + 1;
+  for (std::uint32_t untouched : {0u, 2u}) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(trace.data() + untouched * per_slice);
+    for (std::size_t b = 0; b < per_slice * sizeof(TraceRecord); ++b) {
+      ASSERT_EQ(bytes[b], 0) << "slice " << untouched << " was written";
+    }
+  }
+  const auto roles = linpipe::summarise_trace(trace.data(), trace.layout());
+  ASSERT_EQ(roles.size(), 1u);
+  EXPECT_EQ(roles[0].dropped, 50u * 4 - 16);
+  EXPECT_EQ(roles[0].events, 16u);
+}
+
+TEST(Trace, JsonHasATrackPerRoleAndASlicePerWait) {
+  linpipe::HostSignal signals[Backend::storage_elems()];
+  Traced(signals).init_mbars(1, 1);
+  linpipe::TraceBuffer trace(2, 256);
+  Traced producer(signals, "json \"quoted\"", trace.slice(0, /*pipeline=*/3));
+  Traced consumer(signals, "json", trace.slice(1, 3));
+  for (int i = 0; i < 5; ++i) {
+    auto made = producer.acquire_producer();
+    made.mbar().arrive();
+    made.release();
+    auto taken = consumer.acquire_consumer();
+    taken.arrive();
+    taken.release_without_signal();
+  }
+  const std::string json = linpipe::trace_to_json(trace.data(), trace.layout(), "a \"test\"");
+  const auto occurrences = [&json](const std::string& text) {
+    std::size_t n = 0;
+    for (auto at = json.find(text); at != std::string::npos; at = json.find(text, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(occurrences("\"title\": \"a \\\"test\\\"\""), 1u);
+  EXPECT_EQ(occurrences("\"name\": \"thread_name\""), 2u);
+  EXPECT_EQ(occurrences("warp 0 producer (pipeline 3)"), 1u);
+  EXPECT_EQ(occurrences("warp 1 consumer (pipeline 3)"), 1u);
+  EXPECT_EQ(occurrences("\"name\": \"wait empty\", \"ph\": \"X\""), 5u);
+  EXPECT_EQ(occurrences("\"name\": \"wait full\", \"ph\": \"X\""), 5u);
+  EXPECT_EQ(occurrences("\"ph\": \"b\""), 10u);
+  EXPECT_EQ(occurrences("\"ph\": \"e\""), 10u);
+  EXPECT_EQ(occurrences("\"name\": \"arrive\""), 5u);  // the consumer's explicit arrive()
+  EXPECT_EQ(json.substr(json.size() - 4), "\n]}\n");
+}
+
+}  // namespace
