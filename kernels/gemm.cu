@@ -34,6 +34,7 @@ constexpr int stages = 4;
 constexpr int consumer_warpgroups = 2;
 constexpr int threads = 128 * (1 + consumer_warpgroups);
 constexpr int accumulators = block_n / 2;  // fp32 registers a consumer thread holds
+static_assert(gemm_warps_per_cta * 32 == threads, "gemm.h: gemm_warps_per_cta is the kernel's warps");
 
 // One stage's tiles (bf16 bits), K-major, each in its own ring. The 128B swizzle repeats every
 // 1024 bytes, so each tile starts on a 1024-byte boundary.
@@ -46,6 +47,25 @@ struct TileB {
 
 using Pipeline = ProducerConsumerPipeline<stages>;
 using Storage = PipelineStorage<Pipeline, TileA, TileB>;
+// The pipeline with a tracer (NoTrace: the same type as Pipeline); the storage is the same.
+template <class Tracer>
+using TracedPipeline = ProducerConsumerPipeline<stages, NvidiaMbarBackend<stages>, Tracer>;
+
+// Where a traced launch records (a kernel parameter of the traced kernel only).
+struct TraceTarget {
+  TraceRecord* records;
+  TraceLayout layout;
+};
+// This role's tracer: its warp's slice of the target (warps of CTAs past the target's slices
+// record nothing), or NoTrace.
+template <class Tracer, class... Target>
+__device__ Tracer role_tracer(const Target&... target) {
+  if constexpr (Tracer::enabled) {
+    return Tracer::for_this_warp(target.records..., target.layout...);
+  } else {
+    return Tracer();
+  }
+}
 
 // The epilogue's staging: a consumer warpgroup writes half of its 64 x 256 result at a time
 // into two 64 x 64 boxes here (128B-swizzled, as the C tensor map stores them); one TMA store
@@ -95,8 +115,8 @@ struct TileGrid {
 // this CTA's share of B (rows rank * block_n / Cluster ...) goes to every CTA of the cluster,
 // completing on the same stage's full barrier in each; the full barrier expects the whole
 // stage (its own A, every CTA's share of B).
-template <int Cluster>
-__device__ void produce(Pipeline& pipe, Storage& storage, const CUtensorMap* map_a,
+template <int Cluster, class Pipe>
+__device__ void produce(Pipe& pipe, Storage& storage, const CUtensorMap* map_a,
                         const CUtensorMap* map_b, const TileGrid& grid, std::uint32_t rank) {
   constexpr int b_rows = block_n / Cluster;
   for (int t = blockIdx.x / Cluster; t < grid.count(); t += gridDim.x / Cluster) {
@@ -105,6 +125,7 @@ __device__ void produce(Pipeline& pipe, Storage& storage, const CUtensorMap* map
     const int tm = unit * Cluster + static_cast<int>(rank);
     for (int kt = 0; kt < grid.k_tiles; ++kt) {
       auto stage = pipe.acquire_producer();
+      pipe.mark_issue(stage);  // traced builds: the TMA loads go out now
       std::uint16_t* a = storage.slot<TileA>(stage).elems;
       std::uint16_t* b = storage.slot<TileB>(stage).elems;
       const auto full = stage.mbar();
@@ -185,8 +206,8 @@ __device__ std::uint32_t signalling_warps(bool warpgroup_release) {
 // One consumer warpgroup (all 128 threads): its 64 rows of each tile. Each stage stays held
 // until the wgmma group reading it has retired: wgmma.wait_group<1> after issuing group k says
 // group k-1 is done, so a one-deep StageLag releases stage k-1 as stage k goes in.
-template <int Cluster>
-__device__ void consume(Pipeline& pipe, SharedMemory& shared, const CUtensorMap* map_c,
+template <int Cluster, class Pipe>
+__device__ void consume(Pipe& pipe, SharedMemory& shared, const CUtensorMap* map_c,
                         const TileGrid& grid, int warpgroup, std::uint32_t rank,
                         bool warpgroup_release) {
   Storage& storage = shared.pipeline;
@@ -199,7 +220,7 @@ __device__ void consume(Pipeline& pipe, SharedMemory& shared, const CUtensorMap*
     int unit, tn;
     grid.coords(t, unit, tn);
     const int tm = unit * Cluster + static_cast<int>(rank);
-    StageLag<Pipeline::ConsumerStageType, 1, ReleaseToCluster<Cluster>> retiring(release);
+    StageLag<typename Pipe::ConsumerStageType, 1, ReleaseToCluster<Cluster>> retiring(release);
     for (int kt = 0; kt < grid.k_tiles; ++kt) {
       auto stage = pipe.acquire_consumer();
       const std::uint32_t a =
@@ -225,11 +246,13 @@ __device__ void consume(Pipeline& pipe, SharedMemory& shared, const CUtensorMap*
   }
 }
 
-template <int Cluster>
+// Target: empty, or the TraceTarget of a traced launch (so the untraced kernel's parameters,
+// and code, are what they were).
+template <int Cluster, class Tracer, class... Target>
 __global__ void __launch_bounds__(threads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                 const __grid_constant__ CUtensorMap map_c, int m, int n, int k, int group_rows,
-                bool warpgroup_release) {
+                bool warpgroup_release, Target... trace) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
   SharedMemory& shared = SharedMemory::at(smem_raw);
   Storage& storage = shared.pipeline;
@@ -254,7 +277,7 @@ __global__ void __launch_bounds__(threads, 1)
   }
 
   const TileGrid grid{m / block_m / Cluster, n / block_n, k / block_k, group_rows};
-  Pipeline pipe(storage.barriers, "gemm");
+  TracedPipeline<Tracer> pipe(storage.barriers, "gemm", role_tracer<Tracer>(trace...));
   if (warpgroup == 0) {
     ptx::setmaxnreg_dec<40>();
     if (threadIdx.x == 0) produce<Cluster>(pipe, storage, &map_a, &map_b, grid, rank);
@@ -318,11 +341,14 @@ cudaError_t resident_clusters(int* count) {
 
   const std::lock_guard<std::mutex> lock(measuring);
   if ((*count = measured[device].load(std::memory_order_relaxed)) != 0) return cudaSuccess;
-  const auto kernel = gemm_kernel<Cluster>;
+  const auto kernel = gemm_kernel<Cluster, NoTrace>;
   int max_clusters = 0;
-  status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                static_cast<int>(smem_bytes));
-  if (status != cudaSuccess) return status;
+  for (const void* each : {reinterpret_cast<const void*>(kernel),
+                           reinterpret_cast<const void*>(gemm_kernel<Cluster, SliceTrace, TraceTarget>)}) {
+    status = cudaFuncSetAttribute(each, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(smem_bytes));
+    if (status != cudaSuccess) return status;
+  }
   int sms = 0;
   if ((status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
     return status;
@@ -351,9 +377,9 @@ cudaError_t resident_clusters(int* count) {
   return cudaSuccess;
 }
 
-template <int Cluster>
+template <int Cluster, class Tracer, class... Target>
 cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k,
-                   const GemmConfig& options, cudaStream_t stream) {
+                   const GemmConfig& options, cudaStream_t stream, Target... trace) {
   const int group_rows = options.group_rows;
   CUtensorMap map_a, map_b, map_c;
   cudaError_t status = cached_operand(&map_a, a, m, k, block_m);
@@ -364,7 +390,7 @@ cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k,
   if ((status = cached_operand(&map_c, c, m, n, 64)) != cudaSuccess) return status;
 
   static_assert(Cluster == 1 || Cluster == 2);
-  const auto kernel = gemm_kernel<Cluster>;
+  const auto kernel = gemm_kernel<Cluster, Tracer, Target...>;
   int max_clusters = 0;
   if ((status = resident_clusters<Cluster>(&max_clusters)) != cudaSuccess) return status;
   const int units = (m / block_m / Cluster) * (n / block_n);
@@ -384,13 +410,14 @@ cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k,
   config.numAttrs = Cluster == 1 ? 0 : 1;
   return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, m, n, k,
                             group_rows / Cluster > 0 ? group_rows / Cluster : 1,
-                            options.warpgroup_release);
+                            options.warpgroup_release, trace...);
 }
 
-}  // namespace
-
-cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
-                      const GemmConfig& config, cudaStream_t stream, const char** why) {
+// Checks the arguments, then launches with the given tracer (and its target, if any).
+template <class Tracer, class... Target>
+cudaError_t checked_launch(const void* a, const void* b, void* c, int m, int n, int k,
+                           const GemmConfig& config, cudaStream_t stream, const char** why,
+                           Target... trace) {
   const auto reject = [why](const char* reason) {
     if (why != nullptr) *why = reason;
     return cudaErrorInvalidValue;
@@ -408,8 +435,27 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
     return reject("A, B and C must be 16-byte aligned (the tensor copy engine's granule)");
   if (config.group_rows < 1 || config.group_rows > 256)
     return reject("group_rows must be 1..256 (tile rows the scheduler walks together)");
-  if (config.cluster_m == 2) return launch<2>(a, b, c, m, n, k, config, stream);
-  return launch<1>(a, b, c, m, n, k, config, stream);
+  if (config.cluster_m == 2) return launch<2, Tracer>(a, b, c, m, n, k, config, stream, trace...);
+  return launch<1, Tracer>(a, b, c, m, n, k, config, stream, trace...);
+}
+
+}  // namespace
+
+cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
+                      const GemmConfig& config, cudaStream_t stream, const char** why) {
+  return checked_launch<NoTrace>(a, b, c, m, n, k, config, stream, why);
+}
+
+cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n, int k,
+                             const GemmConfig& config, void* trace, unsigned slices,
+                             unsigned per_slice, cudaStream_t stream, const char** why) {
+  if (trace == nullptr || reinterpret_cast<std::uintptr_t>(trace) % 16 != 0 || slices == 0 ||
+      per_slice == 0) {
+    if (why != nullptr) *why = "trace must be 16-byte aligned device memory of TraceLayout{slices, per_slice}.bytes(), slices and per_slice > 0";
+    return cudaErrorInvalidValue;
+  }
+  return checked_launch<SliceTrace>(a, b, c, m, n, k, config, stream, why,
+                                    TraceTarget{static_cast<TraceRecord*>(trace), TraceLayout{slices, per_slice}});
 }
 
 cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas) {

@@ -39,6 +39,16 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
 // The CTAs a large launch with this config keeps resident (its persistent grid), for reports.
 cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas);
 
+// A traced launch (linpipe:trace), e.g. for gemm_bench --trace: each warp of a CTA records its
+// role's waits, claims, releases and issue marks into slice CTA x gemm_warps_per_cta + warp of
+// `trace`: device memory of linpipe::TraceLayout{slices, per_slice}.bytes(), zeroed. Warps of
+// CTAs past the slices record nothing, so a small buffer traces the first few CTAs.
+inline constexpr unsigned gemm_warps_per_cta = 12;
+cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n, int k,
+                             const GemmConfig& config, void* trace, unsigned slices,
+                             unsigned per_slice, cudaStream_t stream = nullptr,
+                             const char** why = nullptr);
+
 // The same with the default GemmConfig.
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       cudaStream_t stream = nullptr, const char** why = nullptr);

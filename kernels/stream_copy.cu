@@ -30,6 +30,21 @@ struct Tiles {
   }
 };
 
+// Where a traced launch records (a kernel parameter of the traced kernels only).
+struct TraceTarget {
+  TraceRecord* records;
+  TraceLayout layout;
+};
+// This role's tracer: its warp's slice of the target, or NoTrace.
+template <class Tracer, class... Target>
+__device__ Tracer role_tracer(const Target&... target) {
+  if constexpr (Tracer::enabled) {
+    return Tracer::for_this_warp(target.records..., target.layout...);
+  } else {
+    return Tracer();
+  }
+}
+
 // An optional L2 policy for the bulk copies.
 struct CachePolicy {
   bool enabled;
@@ -59,6 +74,7 @@ __device__ void produce_tiles(Pipeline& pipe, std::byte* ring, const Tiles& tile
                               CachePolicy cache) {
   for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
     auto stage = pipe.acquire_producer();
+    pipe.mark_issue(stage);  // traced builds: the bulk load goes out now
     const std::uint32_t bytes = tiles.size(t);
     const auto full = stage.mbar();
     full.arrive_expect_tx(bytes);  // the phase completes when the copy's bytes have landed
@@ -142,11 +158,12 @@ __device__ void store_tiles_with_threads(Pipeline& pipe, const std::byte* ring, 
   }
 }
 
-template <int Stages, int Lag>
+// Target: empty, or the TraceTarget of a traced launch (the untraced kernels are unchanged).
+template <int Stages, int Lag, class Tracer, class... Target>
 __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::size_t bytes,
                                    std::uint32_t tile_bytes, std::uint32_t consumer_warps,
-                                   bool threads_store, bool evict_first) {
-  using Pipeline = ProducerConsumerPipeline<Stages>;
+                                   bool threads_store, bool evict_first, Target... trace) {
+  using Pipeline = ProducerConsumerPipeline<Stages, NvidiaMbarBackend<Stages>, Tracer>;
   extern __shared__ __align__(128) std::byte smem[];
   auto* barriers = reinterpret_cast<std::uint64_t*>(smem);
   std::byte* ring = smem + barrier_bytes<Stages>;
@@ -158,7 +175,7 @@ __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::si
 
   const std::size_t bulk_bytes = bytes & ~std::size_t{15};
   const Tiles tiles{src, dst, (bulk_bytes + tile_bytes - 1) / tile_bytes, bulk_bytes, tile_bytes};
-  Pipeline pipe(barriers, "stream_copy");
+  Pipeline pipe(barriers, "stream_copy", role_tracer<Tracer>(trace...));
   const CachePolicy cache{evict_first, evict_first ? ptx::createpolicy_evict_first() : 0};
   if (warp == 0) {
     if (leader) produce_tiles(pipe, ring, tiles, cache);
@@ -174,10 +191,10 @@ __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::si
   }
 }
 
-template <int Stages, int Lag>
+template <int Stages, int Lag, class Tracer, class... Target>
 cudaError_t launch(void* dst, const void* src, std::size_t bytes, const StreamCopyConfig& config,
-                   cudaStream_t stream) {
-  const auto kernel = stream_copy_kernel<Stages, Lag>;
+                   cudaStream_t stream, Target... trace) {
+  const auto kernel = stream_copy_kernel<Stages, Lag, Tracer, Target...>;
   const std::size_t smem = barrier_bytes<Stages> + std::size_t{config.tile_bytes} * Stages;
   const int threads = 32 * (1 + config.consumer_warps);
   cudaError_t status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -203,14 +220,14 @@ cudaError_t launch(void* dst, const void* src, std::size_t bytes, const StreamCo
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
       static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, config.tile_bytes,
       static_cast<std::uint32_t>(config.consumer_warps), config.store == StoreEngine::threads,
-      config.evict_first);
+      config.evict_first, trace...);
   return cudaGetLastError();
 }
 
-}  // namespace
-
-cudaError_t stream_copy(void* dst, const void* src, std::size_t bytes, const StreamCopyConfig& config,
-                        cudaStream_t stream, const char** why) {
+// Checks the configuration, then launches with the given tracer (and its target, if any).
+template <class Tracer, class... Target>
+cudaError_t checked_launch(void* dst, const void* src, std::size_t bytes, const StreamCopyConfig& config,
+                           cudaStream_t stream, const char** why, Target... trace) {
   const auto reject = [why](const char* reason) {
     if (why != nullptr) *why = reason;
     return cudaErrorInvalidValue;
@@ -228,10 +245,10 @@ cudaError_t stream_copy(void* dst, const void* src, std::size_t bytes, const Str
   if (bytes == 0) return cudaSuccess;
   const auto with_lag = [&]<int Stages>() {
     switch (config.store_lag) {
-      case 0: return launch<Stages, 0>(dst, src, bytes, config, stream);
-      case 1: if constexpr (Stages > 1) return launch<Stages, 1>(dst, src, bytes, config, stream);
+      case 0: return launch<Stages, 0, Tracer>(dst, src, bytes, config, stream, trace...);
+      case 1: if constexpr (Stages > 1) return launch<Stages, 1, Tracer>(dst, src, bytes, config, stream, trace...);
               break;
-      case 2: if constexpr (Stages > 2) return launch<Stages, 2>(dst, src, bytes, config, stream);
+      case 2: if constexpr (Stages > 2) return launch<Stages, 2, Tracer>(dst, src, bytes, config, stream, trace...);
               break;
     }
     return cudaErrorInvalidValue;  // excluded by the checks above
@@ -245,6 +262,25 @@ cudaError_t stream_copy(void* dst, const void* src, std::size_t bytes, const Str
     case 8: return with_lag.template operator()<8>();
     default: return reject("stages must be 1, 2, 3, 4, 6 or 8");
   }
+}
+
+}  // namespace
+
+cudaError_t stream_copy(void* dst, const void* src, std::size_t bytes, const StreamCopyConfig& config,
+                        cudaStream_t stream, const char** why) {
+  return checked_launch<NoTrace>(dst, src, bytes, config, stream, why);
+}
+
+cudaError_t stream_copy_traced(void* dst, const void* src, std::size_t bytes,
+                               const StreamCopyConfig& config, void* trace, unsigned slices,
+                               unsigned per_slice, cudaStream_t stream, const char** why) {
+  if (trace == nullptr || reinterpret_cast<std::uintptr_t>(trace) % 16 != 0 || slices == 0 ||
+      per_slice == 0) {
+    if (why != nullptr) *why = "trace must be 16-byte aligned device memory of TraceLayout{slices, per_slice}.bytes(), slices and per_slice > 0";
+    return cudaErrorInvalidValue;
+  }
+  return checked_launch<SliceTrace>(dst, src, bytes, config, stream, why,
+                                    TraceTarget{static_cast<TraceRecord*>(trace), TraceLayout{slices, per_slice}});
 }
 
 }  // namespace linpipe::kernels

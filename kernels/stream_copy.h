@@ -38,4 +38,14 @@ struct StreamCopyConfig {
 cudaError_t stream_copy(void* dst, const void* src, std::size_t bytes, const StreamCopyConfig& config,
                         cudaStream_t stream = nullptr, const char** why = nullptr);
 
+// A traced copy (linpipe:trace), e.g. for stream_copy_bench --trace: each warp of a block
+// records its role's waits, claims, releases and issue marks into slice
+// block x (1 + consumer_warps) + warp of `trace`: device memory of
+// linpipe::TraceLayout{slices, per_slice}.bytes(), zeroed. Warps of blocks past the slices
+// record nothing, so a small buffer traces the first few blocks.
+cudaError_t stream_copy_traced(void* dst, const void* src, std::size_t bytes,
+                               const StreamCopyConfig& config, void* trace, unsigned slices,
+                               unsigned per_slice, cudaStream_t stream = nullptr,
+                               const char** why = nullptr);
+
 }  // namespace linpipe::kernels

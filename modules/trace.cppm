@@ -27,10 +27,11 @@ enum class TraceEvent : std::uint8_t {
   issue,       // the user marked work issued for a stage (e.g. the producer's copy): mark_issue()
 };
 
-// One event, 16 bytes. Times are nanoseconds: %globaltimer on the GPU (one clock for every
-// SM), std::chrono::steady_clock on the host.
+// One event, 16 bytes. `ticks` is the role's clock: the SM's cycle counter on the GPU (cheap
+// to read; %globaltimer, one clock for every SM, is not), steady_clock nanoseconds on the host.
+// The slice's anchors map ticks to nanoseconds (read_trace in linpipe:trace_report does).
 struct TraceRecord {
-  std::uint64_t time_ns;
+  std::uint64_t ticks;
   std::uint32_t lap;
   TraceEvent event;
   std::uint8_t stage;
@@ -39,30 +40,37 @@ struct TraceRecord {
 };
 static_assert(sizeof(TraceRecord) == 16, "a trace record is 16 bytes (one vector store)");
 
-// The first record's worth of every slice: who wrote it and how much.
+// The first three records' worth of every slice: who wrote it, how much, and two anchors, each
+// a (nanoseconds, ticks) pair read together: one when the role started, one refreshed every
+// trace_anchor_period events and when the role's tracer goes away.
 struct TraceSliceHeader {
   std::uint32_t block;     // linear CTA index (host: 0)
   std::uint32_t warp;      // warp within the CTA (host: the slice's index)
   std::uint32_t count;     // events recorded; those past `capacity` were dropped, not stored
   std::uint32_t capacity;  // records the slice holds (0: the slice was never used)
+  std::uint64_t first_ns, first_ticks;
+  std::uint64_t last_ns, last_ticks;
 };
-static_assert(sizeof(TraceSliceHeader) == sizeof(TraceRecord));
+inline constexpr std::uint32_t trace_header_records = 3;
+inline constexpr std::uint32_t trace_anchor_period = 256;
+static_assert(sizeof(TraceSliceHeader) == trace_header_records * sizeof(TraceRecord));
 
 // A trace buffer: `slices` slices, each a header and `per_slice` records. Zero it before a
 // traced run: a slice no role wrote stays empty.
 struct TraceLayout {
   std::uint32_t slices;
   std::uint32_t per_slice;
-  LINPIPE_HOST_DEVICE constexpr std::size_t records() const {
-    return std::size_t{slices} * (std::size_t{per_slice} + 1);
+  LINPIPE_HOST_DEVICE constexpr std::size_t slice_records() const {
+    return std::size_t{per_slice} + trace_header_records;
   }
+  LINPIPE_HOST_DEVICE constexpr std::size_t records() const { return std::size_t{slices} * slice_records(); }
   LINPIPE_HOST_DEVICE constexpr std::size_t bytes() const { return records() * sizeof(TraceRecord); }
 };
 
 // The default tracer: records nothing, occupies nothing, emits no code.
 struct NoTrace {
   static constexpr bool enabled = false;
-  LINPIPE_HOST_DEVICE void record(TraceEvent, Role, std::uint32_t, std::uint32_t) {}
+  LINPIPE_HOST_DEVICE inline void record(TraceEvent, Role, std::uint32_t, std::uint32_t) {}
 };
 
 // A role's tracer: writes into one slice of a TraceLayout buffer. Build one per role (the
@@ -72,26 +80,27 @@ class SliceTrace {
   static constexpr bool enabled = true;
 
   // Records nothing: e.g. the pipeline object that only runs init_mbars().
-  SliceTrace() = default;
+  inline SliceTrace() = default;
 
   // Host (or explicit) form: slice `slice` of `buffer`, labelled block / warp in the trace.
-  LINPIPE_HOST_DEVICE SliceTrace(TraceRecord* buffer, TraceLayout layout, std::uint32_t slice,
-                                 std::uint32_t block, std::uint32_t warp, std::uint8_t pipeline = 0)
+  LINPIPE_HOST_DEVICE inline SliceTrace(TraceRecord* buffer, TraceLayout layout, std::uint32_t slice,
+                                        std::uint32_t block, std::uint32_t warp, std::uint8_t pipeline = 0)
       : pipeline_(pipeline) {
     if (buffer == nullptr || slice >= layout.slices) return;  // nowhere to write: records nothing
-    header_ = reinterpret_cast<TraceSliceHeader*>(buffer + std::size_t{slice} * (layout.per_slice + 1));
-    records_ = reinterpret_cast<TraceRecord*>(header_) + 1;
+    header_ = reinterpret_cast<TraceSliceHeader*>(buffer + std::size_t{slice} * layout.slice_records());
+    records_ = reinterpret_cast<TraceRecord*>(header_) + trace_header_records;
     capacity_ = layout.per_slice;
-    *header_ = TraceSliceHeader{block, warp, 0, capacity_};
+    const std::uint64_t ns = now_ns(), ticks = now_ticks();
+    *header_ = TraceSliceHeader{block, warp, 0, capacity_, ns, ticks, ns, ticks};
   }
-  LINPIPE_HOST_DEVICE SliceTrace(TraceRecord* buffer, TraceLayout layout, std::uint32_t slice,
-                                 std::uint8_t pipeline = 0)
+  LINPIPE_HOST_DEVICE inline SliceTrace(TraceRecord* buffer, TraceLayout layout, std::uint32_t slice,
+                                        std::uint8_t pipeline = 0)
       : SliceTrace(buffer, layout, slice, 0, slice, pipeline) {}
 
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA__)
   // Device form: the slice of this warp, (linear CTA index) x (warps per CTA) + warp. Only the
   // lowest active lane writes, so a role run by a whole warp records each event once.
-  __device__ static SliceTrace for_this_warp(TraceRecord* buffer, TraceLayout layout,
+  __device__ static inline SliceTrace for_this_warp(TraceRecord* buffer, TraceLayout layout,
                                              std::uint8_t pipeline = 0) {
     const std::uint32_t block = __nvvm_read_ptx_sreg_ctaid_x() +
                                 __nvvm_read_ptx_sreg_nctaid_x() *
@@ -109,19 +118,40 @@ class SliceTrace {
   }
 #endif
 
-  LINPIPE_HOST_DEVICE void record(TraceEvent event, Role role, std::uint32_t stage, std::uint32_t lap) {
+  LINPIPE_HOST_DEVICE inline void record(TraceEvent event, Role role, std::uint32_t stage, std::uint32_t lap) {
     if (header_ == nullptr) return;
     if (count_ < capacity_) {
-      records_[count_] = TraceRecord{now_ns(), lap, event, static_cast<std::uint8_t>(stage), role, pipeline_};
+      records_[count_] = TraceRecord{now_ticks(), lap, event, static_cast<std::uint8_t>(stage), role, pipeline_};
     }
     ++count_;
     header_->count = count_;  // kept current, so a trace read after a trap is still whole
+    if (count_ % trace_anchor_period == 0) anchor();
   }
 
-  LINPIPE_HOST_DEVICE std::uint32_t recorded() const { return count_; }
+  // Refreshes the slice's last anchor (the pipeline's copy does, when the role's pipeline
+  // object goes away; copies made on the way there just refresh it early).
+  LINPIPE_HOST_DEVICE inline ~SliceTrace() {
+    if (header_ != nullptr) anchor();
+  }
+  inline SliceTrace(const SliceTrace&) = default;
+  inline SliceTrace& operator=(const SliceTrace&) = default;
+
+  LINPIPE_HOST_DEVICE inline std::uint32_t recorded() const { return count_; }
 
  private:
-  LINPIPE_HOST_DEVICE static std::uint64_t now_ns() {
+  LINPIPE_HOST_DEVICE inline void anchor() {
+    const std::uint64_t ns = now_ns(), ticks = now_ticks();
+    header_->last_ns = ns;
+    header_->last_ticks = ticks;
+  }
+  LINPIPE_HOST_DEVICE static inline std::uint64_t now_ticks() {
+#if defined(__CUDA_ARCH__)
+    return static_cast<std::uint64_t>(__nvvm_read_ptx_sreg_clock64());
+#else
+    return now_ns();
+#endif
+  }
+  LINPIPE_HOST_DEVICE static inline std::uint64_t now_ns() {
 #if defined(__CUDA_ARCH__)
     std::uint64_t t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -144,14 +174,14 @@ class SliceTrace {
 // into: `TraceBuffer trace(3, 4096); Pipeline pipe(signals, "p", trace.slice(0));`.
 class TraceBuffer {
  public:
-  TraceBuffer(std::uint32_t slices, std::uint32_t per_slice)
+  inline TraceBuffer(std::uint32_t slices, std::uint32_t per_slice)
       : layout_{slices, per_slice}, records_(layout_.records()) {}
-  SliceTrace slice(std::uint32_t index, std::uint8_t pipeline = 0) {
+  inline SliceTrace slice(std::uint32_t index, std::uint8_t pipeline = 0) {
     return SliceTrace(records_.data(), layout_, index, pipeline);
   }
-  TraceLayout layout() const { return layout_; }
-  TraceRecord* data() { return records_.data(); }
-  const TraceRecord* data() const { return records_.data(); }
+  inline TraceLayout layout() const { return layout_; }
+  inline TraceRecord* data() { return records_.data(); }
+  inline const TraceRecord* data() const { return records_.data(); }
 
  private:
   TraceLayout layout_;

@@ -16,30 +16,77 @@ export module linpipe:trace_report;
 import :diagnostics;
 import :trace;
 
+export namespace linpipe {
+
+// One event as read back: TraceRecord with its clock ticks mapped to nanoseconds.
+struct TimedTraceEvent {
+  std::uint64_t ns;
+  std::uint32_t lap;
+  TraceEvent event;
+  std::uint8_t stage;
+  Role role;
+  std::uint8_t pipeline;
+};
+
+// A slice as read back: its header and its stored events (at most capacity of them).
+struct TraceSlice {
+  TraceSliceHeader header;
+  std::vector<TimedTraceEvent> events;
+};
+
+// Every slice of a trace buffer, in order (an unused one has capacity 0 and no events). Ticks
+// become nanoseconds through the anchors: one rate for the whole trace (every SM runs the same
+// clock), from the slice whose anchors lie furthest apart, and each slice's own first anchor
+// as its origin; on the host, ticks are nanoseconds already and the rate is 1.
+inline std::vector<TraceSlice> read_trace(const TraceRecord* buffer, TraceLayout layout) {
+  std::vector<TraceSlice> slices(layout.slices);
+  double ns_per_tick = 1.0;
+  std::uint64_t widest = 0;
+  for (std::uint32_t s = 0; s < layout.slices; ++s) {
+    __builtin_memcpy(&slices[s].header, buffer + std::size_t{s} * layout.slice_records(),
+                     sizeof(TraceSliceHeader));
+    const TraceSliceHeader& h = slices[s].header;
+    if (h.capacity != 0 && h.last_ticks > h.first_ticks && h.last_ticks - h.first_ticks > widest) {
+      widest = h.last_ticks - h.first_ticks;
+      ns_per_tick = static_cast<double>(h.last_ns - h.first_ns) / static_cast<double>(widest);
+    }
+  }
+  for (std::uint32_t s = 0; s < layout.slices; ++s) {
+    const TraceSliceHeader& h = slices[s].header;
+    const TraceRecord* records = buffer + std::size_t{s} * layout.slice_records() + trace_header_records;
+    const std::uint32_t stored = std::min(h.count, std::min(h.capacity, layout.per_slice));
+    for (std::uint32_t i = 0; i < stored; ++i) {
+      const TraceRecord& r = records[i];
+      const double since = static_cast<double>(static_cast<std::int64_t>(r.ticks - h.first_ticks));
+      slices[s].events.push_back(TimedTraceEvent{
+          h.first_ns + static_cast<std::uint64_t>(since * ns_per_tick + 0.5), r.lap, r.event,
+          r.stage, r.role, r.pipeline});
+    }
+  }
+  return slices;
+}
+
+}  // namespace linpipe
+
 namespace linpipe::detail {
 
-// The events of one track: a slice's records of one pipeline id and role, in time order.
+// The events of one track: a slice's events of one pipeline id and role, in time order.
 struct TraceTrack {
   TraceSliceHeader header;
   std::uint8_t pipeline;
   Role role;
-  std::vector<TraceRecord> records;
+  std::vector<TimedTraceEvent> records;
 };
 
 inline std::vector<TraceTrack> trace_tracks(const TraceRecord* buffer, TraceLayout layout) {
   std::vector<TraceTrack> tracks;
-  for (std::uint32_t s = 0; s < layout.slices; ++s) {
-    const TraceRecord* slice = buffer + std::size_t{s} * (layout.per_slice + 1);
-    TraceSliceHeader header;
-    __builtin_memcpy(&header, slice, sizeof header);
-    const std::uint32_t stored = std::min(header.count, std::min(header.capacity, layout.per_slice));
+  for (const TraceSlice& slice : read_trace(buffer, layout)) {
     const std::size_t first = tracks.size();
-    for (std::uint32_t i = 0; i < stored; ++i) {
-      const TraceRecord& r = slice[1 + i];
+    for (const TimedTraceEvent& r : slice.events) {
       auto it = std::find_if(tracks.begin() + static_cast<std::ptrdiff_t>(first), tracks.end(),
                              [&](const TraceTrack& t) { return t.pipeline == r.pipeline && t.role == r.role; });
       if (it == tracks.end()) {
-        tracks.push_back(TraceTrack{header, r.pipeline, r.role, {}});
+        tracks.push_back(TraceTrack{slice.header, r.pipeline, r.role, {}});
         it = tracks.end() - 1;
       }
       it->records.push_back(r);
@@ -94,12 +141,12 @@ inline std::vector<TraceRoleSummary> summarise_trace(const TraceRecord* buffer, 
     TraceRoleSummary s{track.header.block, track.header.warp, track.pipeline, track.role,
                        static_cast<std::uint32_t>(track.records.size()),
                        track.header.count > track.header.capacity ? track.header.count - track.header.capacity : 0,
-                       0, track.records.back().time_ns - track.records.front().time_ns, 0, 0, 0, 0};
-    const TraceRecord* open = nullptr;
-    for (const TraceRecord& r : track.records) {
+                       0, track.records.back().ns - track.records.front().ns, 0, 0, 0, 0};
+    const TimedTraceEvent* open = nullptr;
+    for (const TimedTraceEvent& r : track.records) {
       if (r.event == TraceEvent::wait_begin) open = &r;
       if (r.event == TraceEvent::wait_end && open != nullptr) {
-        const std::uint64_t ns = r.time_ns - open->time_ns;
+        const std::uint64_t ns = r.ns - open->ns;
         ++s.waits;
         s.waiting_ns += ns;
         if (ns >= s.longest_wait_ns) {
@@ -137,7 +184,7 @@ inline std::string trace_summary_text(const std::vector<TraceRoleSummary>& roles
 inline std::string trace_to_json(const TraceRecord* buffer, TraceLayout layout, const char* title) {
   const std::vector<detail::TraceTrack> tracks = detail::trace_tracks(buffer, layout);
   std::uint64_t origin = ~std::uint64_t{0};
-  for (const auto& t : tracks) origin = std::min(origin, t.records.front().time_ns);
+  for (const auto& t : tracks) origin = std::min(origin, t.records.front().ns);
   const auto us = [origin](std::uint64_t ns) { return static_cast<double>(ns - origin) / 1e3; };
   std::string out = "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"title\": " +
                     detail::json_string(title) + "},\n\"traceEvents\": [\n";
@@ -164,8 +211,8 @@ inline std::string trace_to_json(const TraceRecord* buffer, TraceLayout layout, 
                    pid, tid, t.header.warp, detail::trace_role_name(t.role), unsigned{t.pipeline});
     event(text);
     const char* wait_name = t.role == Role::producer ? "wait empty" : "wait full";
-    const TraceRecord* open = nullptr;
-    for (const TraceRecord& r : t.records) {
+    const TimedTraceEvent* open = nullptr;
+    for (const TimedTraceEvent& r : t.records) {
       text.clear();
       switch (r.event) {
         case TraceEvent::wait_begin: open = &r; break;
@@ -173,7 +220,7 @@ inline std::string trace_to_json(const TraceRecord* buffer, TraceLayout layout, 
           if (open != nullptr) {
             detail::append(text, "{\"name\": \"%s\", \"ph\": \"X\", \"pid\": %u, \"tid\": %u, \"ts\": %.3f, "
                            "\"dur\": %.3f, \"args\": {\"stage\": %u, \"lap\": %u}}",
-                           wait_name, pid, tid, us(open->time_ns), us(r.time_ns) - us(open->time_ns),
+                           wait_name, pid, tid, us(open->ns), us(r.ns) - us(open->ns),
                            unsigned{r.stage}, r.lap);
             open = nullptr;
           }
@@ -183,13 +230,13 @@ inline std::string trace_to_json(const TraceRecord* buffer, TraceLayout layout, 
           detail::append(text, "{\"name\": \"stage %u\", \"cat\": \"%s held\", \"ph\": \"%s\", \"id\": \"%u.%u.%u.%u\", "
                          "\"pid\": %u, \"tid\": %u, \"ts\": %.3f, \"args\": {\"stage\": %u, \"lap\": %u}}",
                          unsigned{r.stage}, detail::trace_role_name(t.role), r.event == TraceEvent::acquire ? "b" : "e",
-                         pid, tid, unsigned{r.stage}, r.lap, pid, tid, us(r.time_ns), unsigned{r.stage}, r.lap);
+                         pid, tid, unsigned{r.stage}, r.lap, pid, tid, us(r.ns), unsigned{r.stage}, r.lap);
           break;
         case TraceEvent::arrive:
         case TraceEvent::issue:
           detail::append(text, "{\"name\": \"%s\", \"ph\": \"i\", \"s\": \"t\", \"pid\": %u, \"tid\": %u, "
                          "\"ts\": %.3f, \"args\": {\"stage\": %u, \"lap\": %u}}",
-                         r.event == TraceEvent::arrive ? "arrive" : "issue", pid, tid, us(r.time_ns),
+                         r.event == TraceEvent::arrive ? "arrive" : "issue", pid, tid, us(r.ns),
                          unsigned{r.stage}, r.lap);
           break;
       }

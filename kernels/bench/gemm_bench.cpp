@@ -3,7 +3,10 @@
 // output element written), then, after a clock warm-up, the median over interleaved rounds of
 // batched launches (cuBLAS and each linpipe variant alike), in TFLOP/s, for
 // both variants (one CTA a tile; 2-CTA clusters sharing B through TMA multicast).
-// Usage: gemm_bench [--quick]   (--quick: fewer timed rounds)
+// Usage: gemm_bench [--quick] [--shape MxNxK] [--trace FILE]
+//   --quick: fewer timed rounds. --trace FILE: instead of the comparison, one traced launch at
+//   the shape (default 4096^3; its first 2 CTAs) written to FILE as trace-event JSON, with the
+//   summary, the traced result checked against the untraced one, and the cost of tracing.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "bench_timing.h"
+#include "bench_trace.h"
 #include "gemm.h"
 #include "gemm_check.h"
 
@@ -51,21 +55,71 @@ cublasStatus_t cublas_gemm(cublasHandle_t handle, const void* a, const void* b, 
                       CUBLAS_GEMM_DEFAULT);
 }
 
+// --trace: a timeline of one launch (the first 2 CTAs) and the cost of tracing every CTA.
+int trace_mode(const char* path, Shape s) {
+  if (s.m == 0) s = {4096, 4096, 4096};
+  void *a, *b, *c, *traced_c;
+  const std::size_t c_elems = std::size_t(s.m) * s.n;
+  BENCH_CHECK(cudaMalloc(&a, std::size_t(s.m) * s.k * 2));
+  BENCH_CHECK(cudaMalloc(&b, std::size_t(s.n) * s.k * 2));
+  BENCH_CHECK(cudaMalloc(&c, c_elems * 2));
+  BENCH_CHECK(cudaMalloc(&traced_c, c_elems * 2));
+  BENCH_CHECK(fill_random_bf16(a, std::size_t(s.m) * s.k, 11));
+  BENCH_CHECK(fill_random_bf16(b, std::size_t(s.n) * s.k, 12));
+  const GemmConfig config{};
+  int ctas = 0;
+  BENCH_CHECK(gemm_bf16_grid_ctas(config, &ctas));
+  // Per warp: about 4 events a stage (wait begin/end, acquire, release; the producer also an
+  // issue mark), a stage per k-step of each of its CTA's tiles.
+  const int tiles = (s.m / gemm_tile_m) * (s.n / gemm_tile_n);
+  const unsigned per_slice =
+      static_cast<unsigned>((tiles + ctas - 1) / ctas) * static_cast<unsigned>(s.k / gemm_tile_k) * 5 + 64;
+  const auto traced = [&](void* target, void* buffer, unsigned slices, unsigned records) {
+    return gemm_bf16_traced(a, b, target, s.m, s.n, s.k, config, buffer, slices, records);
+  };
+  char title[96];
+  std::snprintf(title, sizeof title, "gemm_bf16 %dx%dx%d, first 2 of %d CTAs", s.m, s.n, s.k, ctas);
+  if (!linpipe::bench::write_trace(path, title, 2 * gemm_warps_per_cta, per_slice,
+                                   [&](void* buffer, unsigned slices, unsigned records) {
+                                     return traced(traced_c, buffer, slices, records);
+                                   })) {
+    return 1;
+  }
+  BENCH_CHECK(gemm_bf16(a, b, c, s.m, s.n, s.k, config));
+  BENCH_CHECK(cudaDeviceSynchronize());
+  Bf16Comparison cmp{};
+  BENCH_CHECK(compare_bf16(traced_c, c, c_elems, &cmp));
+  std::printf("traced result vs untraced: relative error %.1e, %llu non-finite\n", cmp.relative_error,
+              static_cast<unsigned long long>(cmp.non_finite));
+  char what[64];
+  std::snprintf(what, sizeof what, "gemm %dx%dx%d, all %d CTAs traced", s.m, s.n, s.k, ctas);
+  linpipe::bench::print_trace_overhead(
+      what, [&] { return gemm_bf16(a, b, c, s.m, s.n, s.k, config); },
+      static_cast<unsigned>(ctas) * gemm_warps_per_cta, per_slice,
+      [&](void* buffer, unsigned slices, unsigned records) { return traced(c, buffer, slices, records); });
+  for (void* p : {a, b, c, traced_c}) BENCH_CHECK(cudaFree(p));
+  return cmp.relative_error == 0.0 && cmp.non_finite == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
   Shape only{0, 0, 0};  // --shape MxNxK: that shape alone (after the tiny check shape), e.g. for ncu
+  const char* trace_path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) {
       quick = true;
+    } else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) {
+      trace_path = argv[++i];
     } else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc &&
                std::sscanf(argv[++i], "%dx%dx%d", &only.m, &only.n, &only.k) == 3) {
     } else {
-      std::fprintf(stderr, "usage: gemm_bench [--quick] [--shape MxNxK]\n");
+      std::fprintf(stderr, "usage: gemm_bench [--quick] [--shape MxNxK] [--trace FILE]\n");
       return 2;
     }
   }
+  if (trace_path != nullptr) return trace_mode(trace_path, only);
   const int rounds = quick ? 5 : 21;
   std::vector<Shape> shapes = {{256, 256, 64},    {2048, 2048, 2048}, {4096, 4096, 4096},
                                {8192, 8192, 8192}, {8192, 4096, 2048}, {2048, 8192, 8192},

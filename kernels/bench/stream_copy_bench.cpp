@@ -17,6 +17,7 @@
 #include "../check_buffers.h"
 #include "../stream_copy.h"
 #include "bench_timing.h"
+#include "bench_trace.h"
 
 namespace {
 
@@ -61,22 +62,62 @@ std::string name(const StreamCopyConfig& c) {
   return text;
 }
 
+// --trace: a timeline of one copy of `mib` MiB with the default configuration (its first 4
+// blocks), and the cost of tracing every block of it.
+int trace_mode(const char* path, std::size_t mib) {
+  const std::size_t bytes = mib << 20;
+  void *src = nullptr, *dst = nullptr;
+  BENCH_CHECK(cudaMalloc(&src, bytes));
+  BENCH_CHECK(cudaMalloc(&dst, bytes));
+  BENCH_CHECK(linpipe::kernels::fill_random(src, bytes, 5));
+  const StreamCopyConfig config{};
+  const std::size_t tiles = (bytes + config.tile_bytes - 1) / config.tile_bytes;
+  const std::size_t blocks = (tiles + config.tiles_per_block - 1) / config.tiles_per_block;
+  const unsigned warps = 1 + static_cast<unsigned>(config.consumer_warps);
+  // Per warp: about 5 events a tile, and two per slot for the producer's drain.
+  const unsigned per_slice = config.tiles_per_block * 5 + 2 * static_cast<unsigned>(config.stages) + 16;
+  const auto traced = [&](void* buffer, unsigned slices, unsigned records) {
+    return linpipe::kernels::stream_copy_traced(dst, src, bytes, config, buffer, slices, records);
+  };
+  char title[96];
+  std::snprintf(title, sizeof title, "stream_copy %zu MiB, %s, first 4 of %zu blocks", mib,
+                name(config).c_str(), blocks);
+  if (!linpipe::bench::write_trace(path, title, 4 * warps, per_slice, traced)) return 1;
+  unsigned long long wrong = 0;
+  BENCH_CHECK(linpipe::kernels::count_mismatches(dst, src, bytes, &wrong));
+  std::printf("traced copy: %llu wrong bytes\n", wrong);
+  char what[96];
+  std::snprintf(what, sizeof what, "stream_copy %zu MiB, all %zu blocks traced", mib, blocks);
+  linpipe::bench::print_trace_overhead(
+      what, [&] { return linpipe::kernels::stream_copy(dst, src, bytes, config); },
+      static_cast<unsigned>(blocks) * warps, per_slice, traced);
+  BENCH_CHECK(cudaFree(src));
+  BENCH_CHECK(cudaFree(dst));
+  return wrong == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* csv_path = nullptr;
   std::size_t max_mib = 4096, min_mib = 64;
   const char* only = nullptr;
+  const char* trace_path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--max-mib") && i + 1 < argc) max_mib = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--min-mib") && i + 1 < argc) min_mib = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--config") && i + 1 < argc) only = argv[++i];
+    else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) trace_path = argv[++i];
     else {
-      std::fprintf(stderr, "usage: stream_copy_bench [--csv FILE] [--min-mib N] [--max-mib N] [--config NAME]\n");
+      std::fprintf(stderr, "usage: stream_copy_bench [--csv FILE] [--min-mib N] [--max-mib N] "
+                           "[--config NAME] [--trace FILE]\n"
+                           "  --trace FILE: instead of the table, one traced copy of --min-mib MiB "
+                           "(default 64) with the default configuration, and the cost of tracing\n");
       return 2;
     }
   }
+  if (trace_path != nullptr) return trace_mode(trace_path, min_mib);
   // --config NAME (as the table prints it, e.g. "B2x48K k1 L1"): time that one configuration,
   // e.g. to profile it with ncu next to cudaMemcpy and the plain copy.
   if (only != nullptr) {

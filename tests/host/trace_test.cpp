@@ -27,25 +27,15 @@ static_assert(std::is_empty_v<linpipe::NoTrace>);
 static_assert(std::is_same_v<linpipe::ProducerConsumerPipeline<stages, Backend>,
                              linpipe::ProducerConsumerPipeline<stages, Backend, linpipe::NoTrace>>);
 
-struct Slice {
-  linpipe::TraceSliceHeader header;
-  std::vector<TraceRecord> records;
-};
+using Slice = linpipe::TraceSlice;
 
 Slice read_slice(const linpipe::TraceBuffer& trace, std::uint32_t index) {
-  const TraceRecord* at = trace.data() + std::size_t{index} * (trace.layout().per_slice + 1);
-  Slice slice{};
-  static_assert(sizeof slice.header == sizeof *at);
-  __builtin_memcpy(&slice.header, at, sizeof slice.header);
-  const std::uint32_t stored = slice.header.count < slice.header.capacity ? slice.header.count
-                                                                          : slice.header.capacity;
-  slice.records.assign(at + 1, at + 1 + stored);
-  return slice;
+  return linpipe::read_trace(trace.data(), trace.layout()).at(index);
 }
 
 std::map<TraceEvent, int> count_events(const Slice& slice) {
   std::map<TraceEvent, int> counts;
-  for (const TraceRecord& r : slice.records) ++counts[r.event];
+  for (const auto& r : slice.events) ++counts[r.event];
   return counts;
 }
 
@@ -53,12 +43,12 @@ std::map<TraceEvent, int> count_events(const Slice& slice) {
 // matches an earlier acquire of the same slot and lap.
 void expect_well_formed(const Slice& slice, Role role) {
   std::uint64_t last = 0;
-  const TraceRecord* open_wait = nullptr;
+  const linpipe::TimedTraceEvent* open_wait = nullptr;
   std::map<std::pair<int, std::uint32_t>, int> held;
-  for (const TraceRecord& r : slice.records) {
+  for (const auto& r : slice.events) {
     EXPECT_EQ(r.role, role);
-    EXPECT_GE(r.time_ns, last);
-    last = r.time_ns;
+    EXPECT_GE(r.ns, last);
+    last = r.ns;
     EXPECT_LT(r.stage, stages);
     if (r.event == TraceEvent::wait_begin) {
       EXPECT_EQ(open_wait, nullptr) << "a wait began inside another";
@@ -113,8 +103,8 @@ TEST(Trace, RecordsEveryEventOfEachRoleInItsSlice) {
   EXPECT_EQ(c[TraceEvent::release], items);
   EXPECT_EQ(c[TraceEvent::wait_begin], items);
   EXPECT_EQ(c[TraceEvent::wait_end], items);
-  EXPECT_EQ(produced.header.count, produced.records.size());
-  EXPECT_EQ(consumed.header.count, consumed.records.size());
+  EXPECT_EQ(produced.header.count, produced.events.size());
+  EXPECT_EQ(consumed.header.count, consumed.events.size());
   expect_well_formed(produced, Role::producer);
   expect_well_formed(consumed, Role::consumer);
 
@@ -168,8 +158,8 @@ TEST(Trace, AFullSliceCountsDropsAndStaysInItsSlice) {
   const Slice used = read_slice(trace, 1);
   EXPECT_EQ(used.header.count, 50u * 4);  // wait begin and end, acquire, release per item
   EXPECT_EQ(used.header.capacity, 16u);
-  EXPECT_EQ(used.records.size(), 16u);
-  const std::size_t per_slice = trace.layout().per_slice + 1;
+  EXPECT_EQ(used.events.size(), 16u);
+  const std::size_t per_slice = trace.layout().slice_records();
   for (std::uint32_t untouched : {0u, 2u}) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(trace.data() + untouched * per_slice);
     for (std::size_t b = 0; b < per_slice * sizeof(TraceRecord); ++b) {
@@ -212,6 +202,42 @@ TEST(Trace, JsonHasATrackPerRoleAndASlicePerWait) {
   EXPECT_EQ(occurrences("\"ph\": \"e\""), 10u);
   EXPECT_EQ(occurrences("\"name\": \"arrive\""), 5u);  // the consumer's explicit arrive()
   EXPECT_EQ(json.substr(json.size() - 4), "\n]}\n");
+}
+
+}  // namespace
+
+namespace {
+
+// Device slices record clock ticks; read_trace maps them to nanoseconds with the anchors of the
+// slice whose anchors lie furthest apart (one rate) and each slice's own first anchor.
+TEST(Trace, TicksBecomeNanosecondsThroughTheAnchors) {
+  const linpipe::TraceLayout layout{2, 4};
+  std::vector<TraceRecord> buffer(layout.records());
+  const auto put_header = [&](std::uint32_t slice, linpipe::TraceSliceHeader header) {
+    __builtin_memcpy(&buffer[slice * layout.slice_records()], &header, sizeof header);
+  };
+  // Slice 0: 1000 ticks in 2000 ns (2 ns a tick). Slice 1: anchors too close to trust alone.
+  put_header(0, {7, 4, 1, 4, 1000, 500, 3000, 1500});
+  put_header(1, {7, 5, 2, 4, 90'000, 10'000, 90'000, 10'000});
+  buffer[0 * layout.slice_records() + linpipe::trace_header_records] =
+      TraceRecord{700, 3, TraceEvent::acquire, 1, Role::producer, 0};
+  buffer[1 * layout.slice_records() + linpipe::trace_header_records] =
+      TraceRecord{10'000, 0, TraceEvent::wait_begin, 2, Role::consumer, 0};
+  buffer[1 * layout.slice_records() + linpipe::trace_header_records + 1] =
+      TraceRecord{10'250, 0, TraceEvent::wait_end, 2, Role::consumer, 0};
+  const auto slices = linpipe::read_trace(buffer.data(), layout);
+  ASSERT_EQ(slices.size(), 2u);
+  ASSERT_EQ(slices[0].events.size(), 1u);
+  EXPECT_EQ(slices[0].events[0].ns, 1400u);  // 1000 + (700 - 500) x 2
+  EXPECT_EQ(slices[0].events[0].lap, 3u);
+  ASSERT_EQ(slices[1].events.size(), 2u);
+  EXPECT_EQ(slices[1].events[0].ns, 90'000u);
+  EXPECT_EQ(slices[1].events[1].ns, 90'500u);  // 250 ticks at slice 0's rate
+  const auto roles = linpipe::summarise_trace(buffer.data(), layout);
+  ASSERT_EQ(roles.size(), 2u);
+  EXPECT_EQ(roles[1].block, 7u);
+  EXPECT_EQ(roles[1].warp, 5u);
+  EXPECT_EQ(roles[1].waiting_ns, 500u);
 }
 
 }  // namespace
