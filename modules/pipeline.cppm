@@ -58,10 +58,12 @@ class ProducerConsumerPipeline {
                 "different stage count; use Backend<NumStages> with the same NumStages");
   static_assert(requires(Tracer& t) {
     { Tracer::enabled } -> std::convertible_to<bool>;
+    typename Tracer::ReleaseMarkType;
     t.record(TraceEvent::acquire, Role::producer, 0u, 0u);
+    t.last_release_mark().mark();
   }, "linpipe::ProducerConsumerPipeline<NumStages, Backend, Tracer>: Tracer must be "
-     "linpipe::NoTrace or linpipe::SliceTrace (or have `static constexpr bool enabled` and "
-     "record(TraceEvent, Role, stage, lap))");
+     "linpipe::NoTrace or linpipe::SliceTrace (or have `static constexpr bool enabled`, "
+     "ReleaseMarkType, record(TraceEvent, Role, stage, lap) and last_release_mark())");
 
  public:
   using BackendType = Backend;
@@ -243,7 +245,7 @@ class ProducerConsumerPipeline {
   // into it), shown on the timeline. Nothing without a tracer.
   template <class Stage>
   LINPIPE_HOST_DEVICE void mark_issue([[clang::param_typestate(unconsumed)]] const Stage& stage) {
-    trace(TraceEvent::issue, Stage::role, stage.index(), stage.lap());
+    if constexpr (Tracer::enabled) trace(TraceEvent::issue, Stage::role, stage.index(), stage.lap());
   }
   LINPIPE_HOST_DEVICE Tracer& tracer() { return tracer_; }
 
@@ -288,30 +290,40 @@ class ProducerConsumerPipeline {
     step(stage, lap, 1);
     return slot;
   }
-  // A stage or scope of this role ended its claim on (stage, lap).
-  LINPIPE_HOST_DEVICE void end_claim(Role role, std::uint32_t stage, std::uint32_t lap) {
+  // A stage or scope of this role ended its claim on `stage` (debug builds' bookkeeping; a
+  // traced stage records its release itself, a scope through trace()).
+  LINPIPE_HOST_DEVICE void end_claim(Role role, std::uint32_t stage) {
     if constexpr (debug_checks) held_[role == Role::producer ? 0 : 1].release(stage);
-    trace(TraceEvent::release, role, stage, lap);
   }
   LINPIPE_HOST_DEVICE void trace(TraceEvent event, Role role, std::uint32_t stage, std::uint32_t lap) {
     if constexpr (Tracer::enabled) tracer_.record(event, role, stage, lap);
   }
   LINPIPE_HOST_DEVICE ProducerStageType claim_producer() {
     const detail::Claimed slot = claim(Role::producer);
-    return ProducerStageType(this, slot.stage, slot.lap);
+    return ProducerStageType(this, slot.stage, slot.lap, tracer_.last_release_mark());
   }
   LINPIPE_HOST_DEVICE ConsumerStageType claim_consumer() {
     const detail::Claimed slot = claim(Role::consumer);
-    return ConsumerStageType(this, slot.stage, slot.lap);
+    return ConsumerStageType(this, slot.stage, slot.lap, tracer_.last_release_mark());
   }
 
   // The backend's own wait loop in every build; debug builds bound it and report the hung
   // slot instead of hanging, and first report a wait on a slot this role itself still holds
   // or on barriers init_mbars never set up (where the backend can tell).
+  // Traced: a wait that would pass at once records nothing (the acquire that follows marks the
+  // time), so a role that never stalls pays one record per stage, not three.
   LINPIPE_HOST_DEVICE void wait(Role role, std::uint32_t stage, std::uint32_t lap) {
-    trace(TraceEvent::wait_begin, role, stage, lap);
-    wait_untraced(role, stage, lap);
-    trace(TraceEvent::wait_end, role, stage, lap);
+    if constexpr (Tracer::enabled) {
+      expect_initialised(role, stage, lap);
+      const bool ready = role == Role::producer ? static_cast<bool>(backend_.try_empty(stage, lap))
+                                                : static_cast<bool>(backend_.try_full(stage, lap));
+      if (ready) return;
+      trace(TraceEvent::wait_begin, role, stage, lap);
+      wait_untraced(role, stage, lap);
+      trace(TraceEvent::wait_end, role, stage, lap);
+    } else {
+      wait_untraced(role, stage, lap);
+    }
   }
   LINPIPE_HOST_DEVICE void wait_untraced(Role role, std::uint32_t stage, std::uint32_t lap) {
     if constexpr (debug_checks) {

@@ -35,7 +35,8 @@ class [[nodiscard]] StageScope {
   StageScope& operator=(StageScope&&) = delete;
   LINPIPE_HOST_DEVICE ~StageScope() {
     if constexpr (Release == ScopeRelease::consume) pipeline_.backend().arrive_empty(index_);
-    pipeline_.end_claim(role, index_, lap_);
+    pipeline_.end_claim(role, index_);
+    pipeline_.trace(TraceEvent::release, role, index_, lap_);
   }
 
   // The ring slot this scope holds.

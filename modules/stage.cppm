@@ -38,31 +38,32 @@ struct NoPipeline {
 // the slot and lap, and whether the claim is live. Not a pointer to the pipeline: a stage kept
 // in a StageLag's array would then pin the pipeline object in local memory, and every release
 // would load the barrier base from there (GEMM: a 56-byte stack frame, ld.local per release).
-// Debug builds also keep the pipeline, for its held-slot bookkeeping and the reports.
-// Tracked: the stage reports its release to its pipeline (debug builds' bookkeeping, tracing);
-// otherwise it carries no pointer to it.
-template <class Pipeline, class Backend, Role StageRole, bool Tracked>
+// Debug builds also keep the pipeline, for its held-slot bookkeeping and the reports. A traced
+// stage records its own release through its Mark (where to write the time), for the same reason.
+template <class Pipeline, class Backend, Role StageRole, class Mark>
 class StageClaim {
  protected:
-  using Owner = std::conditional_t<debug_checks || Tracked, Pipeline*, NoPipeline>;
+  using Owner = std::conditional_t<debug_checks, Pipeline*, NoPipeline>;
 
   LINPIPE_HOST_DEVICE StageClaim(Pipeline* pipeline, const Backend& backend, std::uint32_t index,
-                                 std::uint32_t lap)
-      : backend_(backend), index_(index), lap_(lap), live_(true), owner_(pipeline) {}
+                                 std::uint32_t lap, Mark mark)
+      : backend_(backend), index_(index), lap_(lap), live_(true), owner_(pipeline), mark_(mark) {}
   // An empty claim (a StageLag's free slot): nothing to release.
   LINPIPE_HOST_DEVICE StageClaim()
       : backend_(static_cast<typename Backend::BarrierStorage*>(nullptr)),
         index_(0),
         lap_(0),
         live_(false),
-        owner_(nullptr) {}
+        owner_(nullptr),
+        mark_() {}
   LINPIPE_HOST_DEVICE bool live() const { return live_; }
   LINPIPE_HOST_DEVICE StageClaim(StageClaim&& other) noexcept
       : backend_(other.backend_),
         index_(other.index_),
         lap_(other.lap_),
         live_(other.live_),
-        owner_(other.owner_) {
+        owner_(other.owner_),
+        mark_(other.mark_) {
     other.live_ = false;
   }
   LINPIPE_HOST_DEVICE void take(StageClaim& other) {
@@ -72,6 +73,7 @@ class StageClaim {
     lap_ = other.lap_;
     live_ = other.live_;
     owner_ = other.owner_;
+    mark_ = other.mark_;
     other.live_ = false;
   }
   // The debug backstop: a live claim being destroyed or overwritten.
@@ -87,6 +89,7 @@ class StageClaim {
   std::uint32_t lap_;
   bool live_;
   [[no_unique_address]] Owner owner_;
+  [[no_unique_address]] Mark mark_;
 };
 
 }  // namespace linpipe::detail
@@ -122,7 +125,7 @@ template <class T>
 template <int NumStages, class Backend, class Tracer = NoTrace>
 class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
 ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, Tracer>, Backend,
-                                 Role::consumer, Tracer::enabled> {
+                                 Role::consumer, typename Tracer::ReleaseMarkType> {
   static_assert(PipelineBackend<Backend>,
                 "linpipe::ConsumerStage<NumStages, Backend>: Backend must model "
                 "linpipe::PipelineBackend");
@@ -130,7 +133,7 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
                 "linpipe::ConsumerStage<NumStages, Backend>: Backend was built for a different stage "
                 "count; use the pipeline's own type, Pipeline::ConsumerStageType");
   using Pipeline = ProducerConsumerPipeline<NumStages, Backend, Tracer>;
-  using Claim = detail::StageClaim<Pipeline, Backend, Role::consumer, Tracer::enabled>;
+  using Claim = detail::StageClaim<Pipeline, Backend, Role::consumer, typename Tracer::ReleaseMarkType>;
   using Claim::backend_;
   using Claim::index_;
   using Claim::lap_;
@@ -170,7 +173,6 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
   [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals"),
     clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void arrive() const {
     backend_.arrive_empty(index_);
-    if constexpr (Tracer::enabled) this->owner_->trace(TraceEvent::arrive, Role::consumer, index_, lap_);
   }
   // Arrives on this slot's empty barrier (the producer may refill it) and ends the claim.
   [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
@@ -187,8 +189,9 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
  private:
   friend Pipeline;
   [[clang::return_typestate(unconsumed)]] LINPIPE_HOST_DEVICE ConsumerStage(
-      Pipeline* pipeline, std::uint32_t index, std::uint32_t lap)
-      : Claim(pipeline, pipeline->backend(), index, lap) {}
+      Pipeline* pipeline, std::uint32_t index, std::uint32_t lap,
+      typename Tracer::ReleaseMarkType mark)
+      : Claim(pipeline, pipeline->backend(), index, lap, mark) {}
   // StageLag's free slots start empty (and so consumed).
   template <class, int, class>
   friend class StageLag;
@@ -198,7 +201,8 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
   // Ends the claim: debug builds tell the pipeline (a friend of this class, not of the
   // claim) that the slot is free again.
   LINPIPE_HOST_DEVICE void finish() {
-    if constexpr (debug_checks || Tracer::enabled) this->owner_->end_claim(Role::consumer, index_, lap_);
+    this->mark_.mark();  // traced builds: the release time, into this claim's slot
+    if constexpr (debug_checks) this->owner_->end_claim(Role::consumer, index_);
     this->live_ = false;
   }
 };
@@ -209,7 +213,7 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
 template <int NumStages, class Backend, class Tracer = NoTrace>
 class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
 ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, Tracer>, Backend,
-                                 Role::producer, Tracer::enabled> {
+                                 Role::producer, typename Tracer::ReleaseMarkType> {
   static_assert(PipelineBackend<Backend>,
                 "linpipe::ProducerStage<NumStages, Backend>: Backend must model "
                 "linpipe::PipelineBackend");
@@ -217,7 +221,7 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
                 "linpipe::ProducerStage<NumStages, Backend>: Backend was built for a different stage "
                 "count; use the pipeline's own type, Pipeline::ProducerStageType");
   using Pipeline = ProducerConsumerPipeline<NumStages, Backend, Tracer>;
-  using Claim = detail::StageClaim<Pipeline, Backend, Role::producer, Tracer::enabled>;
+  using Claim = detail::StageClaim<Pipeline, Backend, Role::producer, typename Tracer::ReleaseMarkType>;
   using Claim::backend_;
   using Claim::index_;
   using Claim::lap_;
@@ -259,8 +263,9 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
  private:
   friend Pipeline;
   [[clang::return_typestate(unconsumed)]] LINPIPE_HOST_DEVICE ProducerStage(
-      Pipeline* pipeline, std::uint32_t index, std::uint32_t lap)
-      : Claim(pipeline, pipeline->backend(), index, lap) {}
+      Pipeline* pipeline, std::uint32_t index, std::uint32_t lap,
+      typename Tracer::ReleaseMarkType mark)
+      : Claim(pipeline, pipeline->backend(), index, lap, mark) {}
   // StageLag's free slots start empty (and so consumed).
   template <class, int, class>
   friend class StageLag;
@@ -270,7 +275,8 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
   // Ends the claim: debug builds tell the pipeline (a friend of this class, not of the
   // claim) that the slot is free again.
   LINPIPE_HOST_DEVICE void finish() {
-    if constexpr (debug_checks || Tracer::enabled) this->owner_->end_claim(Role::producer, index_, lap_);
+    this->mark_.mark();  // traced builds: the release time, into this claim's slot
+    if constexpr (debug_checks) this->owner_->end_claim(Role::producer, index_);
     this->live_ = false;
   }
 };

@@ -23,7 +23,8 @@ enum class TraceEvent : std::uint8_t {
   wait_end,    // the wait passed
   acquire,     // the role claimed the slot (a stage or scope owns it)
   release,     // the claim ended (a consumer's release() also signals the empty barrier)
-  arrive,      // the role signalled a barrier without ending a claim (arrive(), *_signal_and_step)
+  arrive,      // the role signalled a barrier without ending a claim: a consume_explicit scope's
+               // arrive(), *_signal_and_step (a stage's own arrive() is not recorded)
   issue,       // the user marked work issued for a stage (e.g. the producer's copy): mark_issue()
 };
 
@@ -55,22 +56,36 @@ inline constexpr std::uint32_t trace_header_records = 3;
 inline constexpr std::uint32_t trace_anchor_period = 256;
 static_assert(sizeof(TraceSliceHeader) == trace_header_records * sizeof(TraceRecord));
 
-// A trace buffer: `slices` slices, each a header and `per_slice` records. Zero it before a
+// A trace buffer: `slices` slices, each a header, `per_slice` records and `per_slice` release
+// times (8 bytes each: the n-th acquire's stage writes its release there). Zero it before a
 // traced run: a slice no role wrote stays empty.
 struct TraceLayout {
   std::uint32_t slices;
   std::uint32_t per_slice;
   LINPIPE_HOST_DEVICE constexpr std::size_t slice_records() const {
-    return std::size_t{per_slice} + trace_header_records;
+    return trace_header_records + std::size_t{per_slice} + (std::size_t{per_slice} + 1) / 2;
   }
   LINPIPE_HOST_DEVICE constexpr std::size_t records() const { return std::size_t{slices} * slice_records(); }
   LINPIPE_HOST_DEVICE constexpr std::size_t bytes() const { return records() * sizeof(TraceRecord); }
 };
 
+// What a stage carries to record its own release: where to write the time (its acquire's
+// release slot), or nothing. A stage holds no pointer to its pipeline in a release build, so
+// the pipeline object (cursors, tracer) stays in registers; this keeps it so when traced.
+struct ReleaseMark {
+  std::uint64_t* slot = nullptr;
+  LINPIPE_HOST_DEVICE inline void mark() const;
+};
+struct NoReleaseMark {
+  LINPIPE_HOST_DEVICE inline void mark() const {}
+};
+
 // The default tracer: records nothing, occupies nothing, emits no code.
 struct NoTrace {
   static constexpr bool enabled = false;
+  using ReleaseMarkType = NoReleaseMark;
   LINPIPE_HOST_DEVICE inline void record(TraceEvent, Role, std::uint32_t, std::uint32_t) {}
+  LINPIPE_HOST_DEVICE inline NoReleaseMark last_release_mark() const { return {}; }
 };
 
 // A role's tracer: writes into one slice of a TraceLayout buffer. Build one per role (the
@@ -78,6 +93,7 @@ struct NoTrace {
 class SliceTrace {
  public:
   static constexpr bool enabled = true;
+  using ReleaseMarkType = ReleaseMark;
 
   // Records nothing: e.g. the pipeline object that only runs init_mbars().
   inline SliceTrace() = default;
@@ -89,6 +105,7 @@ class SliceTrace {
     if (buffer == nullptr || slice >= layout.slices) return;  // nowhere to write: records nothing
     header_ = reinterpret_cast<TraceSliceHeader*>(buffer + std::size_t{slice} * layout.slice_records());
     records_ = reinterpret_cast<TraceRecord*>(header_) + trace_header_records;
+    releases_ = reinterpret_cast<std::uint64_t*>(records_ + layout.per_slice);
     capacity_ = layout.per_slice;
     const std::uint64_t ns = now_ns(), ticks = now_ticks();
     *header_ = TraceSliceHeader{block, warp, 0, capacity_, ns, ticks, ns, ticks};
@@ -124,9 +141,17 @@ class SliceTrace {
       records_[count_] = TraceRecord{now_ticks(), lap, event, static_cast<std::uint8_t>(stage), role, pipeline_};
     }
     ++count_;
-    header_->count = count_;  // kept current, so a trace read after a trap is still whole
-    if (count_ % trace_anchor_period == 0) anchor();
+#if !defined(__CUDA_ARCH__)
+    header_->count = count_;  // the host keeps it current: a trace may be read mid-run
+#endif
+    if (count_ % trace_anchor_period == 0) anchor();  // on the GPU, the count goes out here
+    if (event == TraceEvent::acquire) {  // the stage of this claim records its own release
+      last_release_ = acquires_ < capacity_ ? releases_ + acquires_ : nullptr;
+      ++acquires_;
+    }
   }
+  // Where the stage of the last recorded acquire writes its release time.
+  LINPIPE_HOST_DEVICE inline ReleaseMark last_release_mark() const { return ReleaseMark{last_release_}; }
 
   // Refreshes the slice's last anchor (the pipeline's copy does, when the role's pipeline
   // object goes away; copies made on the way there just refresh it early).
@@ -138,18 +163,23 @@ class SliceTrace {
 
   LINPIPE_HOST_DEVICE inline std::uint32_t recorded() const { return count_; }
 
- private:
-  LINPIPE_HOST_DEVICE inline void anchor() {
-    const std::uint64_t ns = now_ns(), ticks = now_ticks();
-    header_->last_ns = ns;
-    header_->last_ticks = ticks;
-  }
+  // This role's clock: the SM's cycle counter on the GPU, steady_clock nanoseconds on the host.
   LINPIPE_HOST_DEVICE static inline std::uint64_t now_ticks() {
 #if defined(__CUDA_ARCH__)
     return static_cast<std::uint64_t>(__nvvm_read_ptx_sreg_clock64());
 #else
     return now_ns();
 #endif
+  }
+
+ private:
+  // The count and the last anchor: every trace_anchor_period events and when the role's
+  // tracer goes away (a trace read after a trap misses at most the last period's events).
+  LINPIPE_HOST_DEVICE inline void anchor() {
+    const std::uint64_t ns = now_ns(), ticks = now_ticks();
+    header_->count = count_;
+    header_->last_ns = ns;
+    header_->last_ticks = ticks;
   }
   LINPIPE_HOST_DEVICE static inline std::uint64_t now_ns() {
 #if defined(__CUDA_ARCH__)
@@ -165,10 +195,17 @@ class SliceTrace {
 
   TraceSliceHeader* header_ = nullptr;
   TraceRecord* records_ = nullptr;
+  std::uint64_t* releases_ = nullptr;
+  std::uint64_t* last_release_ = nullptr;
   std::uint32_t capacity_ = 0;
   std::uint32_t count_ = 0;
+  std::uint32_t acquires_ = 0;
   std::uint8_t pipeline_ = 0;
 };
+
+LINPIPE_HOST_DEVICE inline void ReleaseMark::mark() const {
+  if (slot != nullptr) *slot = SliceTrace::now_ticks();
+}
 
 // A host-side trace buffer (zeroed), e.g. for HostBackend pipelines or to copy a device buffer
 // into: `TraceBuffer trace(3, 4096); Pipeline pipe(signals, "p", trace.slice(0));`.

@@ -34,10 +34,11 @@ struct TraceSlice {
   std::vector<TimedTraceEvent> events;
 };
 
-// Every slice of a trace buffer, in order (an unused one has capacity 0 and no events). Ticks
-// become nanoseconds through the anchors: one rate for the whole trace (every SM runs the same
-// clock), from the slice whose anchors lie furthest apart, and each slice's own first anchor
-// as its origin; on the host, ticks are nanoseconds already and the rate is 1.
+// Every slice of a trace buffer, in order (an unused one has capacity 0 and no events), its
+// events in time order: the records, and a release for each recorded acquire whose stage wrote
+// its release time. Ticks become nanoseconds through the anchors: one rate for the whole trace
+// (every SM runs the same clock), from the slice whose anchors lie furthest apart, and each
+// slice's own first anchor as its origin; on the host, ticks are nanoseconds already.
 inline std::vector<TraceSlice> read_trace(const TraceRecord* buffer, TraceLayout layout) {
   std::vector<TraceSlice> slices(layout.slices);
   double ns_per_tick = 1.0;
@@ -54,14 +55,32 @@ inline std::vector<TraceSlice> read_trace(const TraceRecord* buffer, TraceLayout
   for (std::uint32_t s = 0; s < layout.slices; ++s) {
     const TraceSliceHeader& h = slices[s].header;
     const TraceRecord* records = buffer + std::size_t{s} * layout.slice_records() + trace_header_records;
+    std::uint64_t releases[1];  // read through memcpy: the area follows the records
+    const auto* release_bytes = reinterpret_cast<const unsigned char*>(records + layout.per_slice);
+    const auto ns_at = [&](std::uint64_t ticks) {
+      const double since = static_cast<double>(static_cast<std::int64_t>(ticks - h.first_ticks));
+      return h.first_ns + static_cast<std::uint64_t>(since * ns_per_tick + 0.5);
+    };
     const std::uint32_t stored = std::min(h.count, std::min(h.capacity, layout.per_slice));
+    std::vector<TimedTraceEvent> events, released;  // records in order; releases as written
+    std::uint32_t acquires = 0;
     for (std::uint32_t i = 0; i < stored; ++i) {
       const TraceRecord& r = records[i];
-      const double since = static_cast<double>(static_cast<std::int64_t>(r.ticks - h.first_ticks));
-      slices[s].events.push_back(TimedTraceEvent{
-          h.first_ns + static_cast<std::uint64_t>(since * ns_per_tick + 0.5), r.lap, r.event,
-          r.stage, r.role, r.pipeline});
+      events.push_back(TimedTraceEvent{ns_at(r.ticks), r.lap, r.event, r.stage, r.role, r.pipeline});
+      if (r.event != TraceEvent::acquire) continue;
+      __builtin_memcpy(releases, release_bytes + std::size_t{acquires++} * sizeof(std::uint64_t),
+                       sizeof releases);
+      if (releases[0] != 0) {
+        released.push_back(TimedTraceEvent{ns_at(releases[0]), r.lap, TraceEvent::release, r.stage,
+                                           r.role, r.pipeline});
+      }
     }
+    const auto earlier = [](const TimedTraceEvent& a, const TimedTraceEvent& b) { return a.ns < b.ns; };
+    std::sort(released.begin(), released.end(), earlier);
+    slices[s].events.resize(events.size() + released.size());
+    // On a tie a record comes first (e.g. a release in the nanosecond of its acquire).
+    std::merge(events.begin(), events.end(), released.begin(), released.end(),
+               slices[s].events.begin(), earlier);
   }
   return slices;
 }
