@@ -39,8 +39,9 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
 // The CTAs a large launch with this config keeps resident (its persistent grid), for reports.
 cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas);
 
-// A traced launch (linpipe:trace), e.g. for gemm_bench --trace: each warp of a CTA records its
-// role's waits, claims, releases and issue marks into slice CTA x gemm_warps_per_cta + warp of
+// A traced launch (linpipe:trace), e.g. for gemm_bench --trace: the producer's warp and the
+// first warp of each consumer warpgroup (warps 0, 4 and 8) record their role's waits, claims,
+// releases and issue marks into slice CTA x gemm_warps_per_cta + warp of
 // `trace`: device memory of linpipe::TraceLayout{slices, per_slice}.bytes(), zeroed. Warps of
 // CTAs past the slices record nothing, so a small buffer traces the first few CTAs.
 inline constexpr unsigned gemm_warps_per_cta = 12;

@@ -1,0 +1,454 @@
+// gemm_bf16's kernel and launch, for a tracer: included by gemm.cu (NoTrace, the kernel the
+// library runs) and gemm_traced.cu (SliceTrace), each after `import linpipe;`. Two translation
+// units, so the untraced kernels are compiled in a module of their own, exactly as before
+// tracing existed (ptxas's register allocation for a kernel can depend on the other kernels of
+// its module). What the kernel does: see gemm.cu.
+#pragma once
+
+namespace linpipe::kernels {
+namespace {
+
+
+constexpr int block_m = gemm_tile_m;  // two consumer warpgroups x 64 rows
+constexpr int block_n = gemm_tile_n;  // one wgmma m64n256k16 covers the tile's columns
+constexpr int block_k = gemm_tile_k;  // 64 bf16 = one 128-byte swizzled row
+constexpr int stages = 4;
+constexpr int consumer_warpgroups = 2;
+constexpr int threads = 128 * (1 + consumer_warpgroups);
+constexpr int accumulators = block_n / 2;  // fp32 registers a consumer thread holds
+static_assert(gemm_warps_per_cta * 32 == threads, "gemm.h: gemm_warps_per_cta is the kernel's warps");
+
+// One stage's tiles (bf16 bits), K-major, each in its own ring. The 128B swizzle repeats every
+// 1024 bytes, so each tile starts on a 1024-byte boundary.
+struct TileA {
+  alignas(1024) std::uint16_t elems[block_m * block_k];
+};
+struct TileB {
+  alignas(1024) std::uint16_t elems[block_n * block_k];
+};
+
+using Pipeline = ProducerConsumerPipeline<stages>;
+using Storage = PipelineStorage<Pipeline, TileA, TileB>;
+// The pipeline with a tracer (NoTrace: the same type as Pipeline); the storage is the same.
+template <class Tracer>
+using TracedPipeline = ProducerConsumerPipeline<stages, NvidiaMbarBackend<stages>, Tracer>;
+
+// Where a traced launch records (a kernel parameter of the traced kernel only).
+struct TraceTarget {
+  TraceRecord* records;
+  TraceLayout layout;
+};
+// This role's tracer, or NoTrace. Traced: the producer's warp and the first warp of each
+// consumer warpgroup record into their warp's slice (the four warps of a warpgroup wait,
+// acquire and release together: they share each wgmma); the other warps, and the warps of CTAs
+// past the target's slices, record nothing, which keeps tracing off the MMA warps' hot path.
+template <class Tracer, class... Target>
+__device__ Tracer role_tracer(const Target&... target) {
+  if constexpr (Tracer::enabled) {
+    if ((threadIdx.x / 32) % 4 != 0) return Tracer();
+    return Tracer::for_this_warp(target.records..., target.layout...);
+  } else {
+    return Tracer();
+  }
+}
+
+// The epilogue's staging: a consumer warpgroup writes half of its 64 x 256 result at a time
+// into two 64 x 64 boxes here (128B-swizzled, as the C tensor map stores them); one TMA store
+// per box moves them to C while the warpgroup goes on to its next tile's MMAs.
+constexpr int store_box_cols = 64;  // 128 bytes of bf16: the swizzle span
+constexpr int store_boxes = block_n / 2 / store_box_cols;
+struct StoreBox {
+  alignas(1024) std::uint16_t elems[64 * store_box_cols];
+};
+struct SharedMemory {
+  Storage pipeline;
+  StoreBox staging[consumer_warpgroups][store_boxes];
+
+  // At the first suitably aligned address of the dynamic shared memory (which the launch
+  // guarantees only 16-byte alignment); smem_bytes leaves room for the shift.
+  __device__ static SharedMemory& at(std::byte* raw) {
+    constexpr std::uintptr_t align = alignof(SharedMemory);
+    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(raw);
+    return *reinterpret_cast<SharedMemory*>((address + align - 1) & ~(align - 1));
+  }
+};
+constexpr std::size_t smem_bytes = sizeof(SharedMemory) + alignof(SharedMemory) - 16;
+static_assert(smem_bytes <= NvidiaMbarBackend<stages>::max_storage_bytes,
+              "gemm: the stage ring and the epilogue's staging exceed the shared memory a block "
+              "may use: fewer stages or a smaller staging");
+
+// The tiles one cluster computes, cluster by cluster: (tile row unit, tile column) pairs,
+// where a unit is Cluster vertically adjacent tiles (one per CTA of the cluster).
+struct TileGrid {
+  int tiles_m, tiles_n, k_tiles;  // tiles_m counts units
+  int group_rows;                 // units walked together (L2 reuse of B)
+
+  __device__ int count() const { return tiles_m * tiles_n; }
+  // Tile t -> (tile row, tile column): group_rows rows at a time, rows fastest inside a group,
+  // so the CTAs running at once share a few B column blocks and a few A row blocks.
+  __device__ void coords(int t, int& tm, int& tn) const {
+    const int group_tiles = group_rows * tiles_n;
+    const int first = (t / group_tiles) * group_rows;
+    const int rows = tiles_m - first < group_rows ? tiles_m - first : group_rows;
+    const int in_group = t % group_tiles;
+    tm = first + in_group % rows;
+    tn = in_group / rows;
+  }
+};
+
+// One lane: each k-slice of each of this CTA's tiles into the next empty stage. In a cluster,
+// this CTA's share of B (rows rank * block_n / Cluster ...) goes to every CTA of the cluster,
+// completing on the same stage's full barrier in each; the full barrier expects the whole
+// stage (its own A, every CTA's share of B).
+template <int Cluster, class Pipe>
+__device__ void produce(Pipe& pipe, Storage& storage, const CUtensorMap* map_a,
+                        const CUtensorMap* map_b, const TileGrid& grid, std::uint32_t rank) {
+  constexpr int b_rows = block_n / Cluster;
+  for (int t = blockIdx.x / Cluster; t < grid.count(); t += gridDim.x / Cluster) {
+    int unit, tn;
+    grid.coords(t, unit, tn);
+    const int tm = unit * Cluster + static_cast<int>(rank);
+    for (int kt = 0; kt < grid.k_tiles; ++kt) {
+      auto stage = pipe.acquire_producer();
+      pipe.mark_issue(stage);  // traced builds: the TMA loads go out now
+      std::uint16_t* a = storage.slot<TileA>(stage).elems;
+      std::uint16_t* b = storage.slot<TileB>(stage).elems;
+      const auto full = stage.mbar();
+      full.arrive_expect_tx(Storage::payload_bytes);  // own A, every CTA's share of B
+      ptx::tma_load_2d(a, map_a, kt * block_k, tm * block_m, full.address());
+      if constexpr (Cluster == 1) {
+        ptx::tma_load_2d(b, map_b, kt * block_k, tn * block_n, full.address());
+      } else {
+        ptx::tma_load_2d_multicast(b + rank * b_rows * block_k, map_b, kt * block_k,
+                                   tn * block_n + static_cast<int>(rank) * b_rows, full.address(),
+                                   static_cast<std::uint16_t>((1u << Cluster) - 1));
+      }
+      stage.release();
+    }
+  }
+  pipe.drain();  // every stage released before the CTA's shared memory goes away
+}
+
+__device__ std::uint32_t pack_bf16x2(float lo, float hi) {
+  const auto l = std::bit_cast<std::uint16_t>(__nvvm_f2bf16_rn(lo));
+  const auto h = std::bit_cast<std::uint16_t>(__nvvm_f2bf16_rn(hi));
+  return static_cast<std::uint32_t>(l) | (static_cast<std::uint32_t>(h) << 16);
+}
+
+// Accumulators (layout: see linpipe:ptx_wgmma) -> C (bf16) through the warpgroup's staging
+// boxes and the tensor copy engine, half the tile's columns at a time. Thread t holds rows
+// 16 * (t / 32) + (t % 32) / 4 (+ 8) and, for each j, columns 8j + 2 (t % 4) (+ 1): 4 bytes of
+// the 16-byte chunk j % 8 of its row, which the 128-byte swizzle places at chunk (j ^ row) % 8,
+// so the 8 rows a warp writes at once land in 8 different chunks (no bank conflicts).
+// Inlined: a call would pass the accumulators through local memory, and ptxas would serialise
+// the wgmma that write them.
+__device__ __forceinline__ void store_tile(const float (&acc)[accumulators],
+                                           StoreBox (&boxes)[store_boxes], const CUtensorMap* map_c,
+                                           int warpgroup, int row0, int col0) {
+  const int t = threadIdx.x % 128;
+  const std::uint32_t barrier_id = 1 + static_cast<std::uint32_t>(warpgroup);
+  const int r0 = 16 * (t / 32) + (t % 32) / 4;
+  constexpr int per_half = accumulators / 8;  // column groups of 8 in half the tile
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    // Earlier stores have read the boxes (a thread with no stores in flight passes at once;
+    // every thread runs it, so no branch sits between this warpgroup's wgmma groups).
+    ptx::cp_async_bulk_wait_group_read<0>();
+    ptx::barrier_sync(barrier_id, 128);
+#pragma unroll
+    for (int g = 0; g < per_half; ++g) {
+      const int j = half * per_half + g;
+      // Through the shared window: st.shared (STS), not generic stores.
+      auto* box = (__attribute__((address_space(3))) std::byte*)(boxes[g / 8].elems);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = r0 + 8 * h;
+        auto* to = (__attribute__((address_space(3))) std::uint32_t*)(
+            box + row * 128 + ((g % 8) ^ (row % 8)) * 16 + 4 * (t % 4));
+        *to = pack_bf16x2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      }
+    }
+    ptx::fence_proxy_async_shared_cta();  // this thread's writes, visible to the copy engine
+    ptx::barrier_sync(barrier_id, 128);
+    if (t / 32 == 0 && ptx::elect_one_sync()) {  // one lane of the first warp, chosen warp-wide
+#pragma unroll
+      for (int b = 0; b < store_boxes; ++b)
+        ptx::tma_store_2d(map_c, col0 + half * (block_n / 2) + b * store_box_cols, row0,
+                          boxes[b].elems);
+    }
+    ptx::cp_async_bulk_commit_group();  // an empty group in the other threads
+  }
+}
+
+// Signalling consumer warps per CTA: every consumer warp, or with warpgroup_release only the
+// first warp of each consumer warpgroup (wgmma.wait_group retires a group for the whole
+// warpgroup, so one arrival speaks for its four warps). Each releases a stage whose wgmma
+// group has retired through ReleaseToCluster: lane r arrives on cluster CTA r's empty barrier.
+__device__ std::uint32_t signalling_warps(bool warpgroup_release) {
+  return (warpgroup_release ? 1 : 4) * consumer_warpgroups;
+}
+
+// One consumer warpgroup (all 128 threads): its 64 rows of each tile. Each stage stays held
+// until the wgmma group reading it has retired: wgmma.wait_group<1> after issuing group k says
+// group k-1 is done, so a one-deep StageLag releases stage k-1 as stage k goes in.
+template <int Cluster, class Pipe>
+__device__ void consume(Pipe& pipe, SharedMemory& shared, const CUtensorMap* map_c,
+                        const TileGrid& grid, int warpgroup, std::uint32_t rank,
+                        bool warpgroup_release) {
+  Storage& storage = shared.pipeline;
+  const ReleaseToCluster<Cluster> release{threadIdx.x % 32,
+                                          !warpgroup_release || (threadIdx.x % 128) / 32 == 0};
+  float acc[accumulators];
+#pragma unroll
+  for (float& x : acc) x = 0.0f;
+  for (int t = blockIdx.x / Cluster; t < grid.count(); t += gridDim.x / Cluster) {
+    int unit, tn;
+    grid.coords(t, unit, tn);
+    const int tm = unit * Cluster + static_cast<int>(rank);
+    StageLag<typename Pipe::ConsumerStageType, 1, ReleaseToCluster<Cluster>> retiring(release);
+    for (int kt = 0; kt < grid.k_tiles; ++kt) {
+      auto stage = pipe.acquire_consumer();
+      const std::uint32_t a =
+          ptx::shared_address(storage.slot<TileA>(stage).elems + warpgroup * 64 * block_k);
+      const std::uint32_t b = ptx::shared_address(storage.slot<TileB>(stage).elems);
+      const std::uint64_t a_desc = ptx::wgmma_desc_k_major_sw128(a);
+      const std::uint64_t b_desc = ptx::wgmma_desc_k_major_sw128(b);
+      ptx::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < block_k / 16; ++kk) {
+        // +2 per k16 step: 32 bytes along the swizzled 128-byte row, in 16-byte units.
+        ptx::wgmma_m64n256k16_bf16(acc, a_desc + 2 * kk, b_desc + 2 * kk,
+                                   (kt > 0 || kk > 0) ? 1u : 0u);
+      }
+      ptx::wgmma_commit_group();
+      ptx::wgmma_wait_group<1>();  // the previous stage's group has retired
+      retiring.push(std::move(stage));
+    }
+    ptx::wgmma_wait_group<0>();
+    retiring.flush();
+    store_tile(acc, shared.staging[warpgroup], map_c, warpgroup, tm * block_m + warpgroup * 64,
+               tn * block_n);
+  }
+}
+
+// The kernel's body, for a tracer. Target: empty, or the TraceTarget of a traced launch. The
+// maps are the kernels' __grid_constant__ parameters (by reference: their addresses are used).
+template <int Cluster, class Tracer, class... Target>
+__device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                          const CUtensorMap& map_c, int m, int n, int k,
+                                          int group_rows, bool warpgroup_release,
+                                          const Target&... trace) {
+  extern __shared__ __align__(1024) std::byte smem_raw[];
+  SharedMemory& shared = SharedMemory::at(smem_raw);
+  Storage& storage = shared.pipeline;
+
+  const int warpgroup = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    // Full: one arrival (the producer's expect-tx) plus the bytes; empty: what the consumers'
+    // release policy says its signalling warps arrive, across the cluster.
+    Pipeline(storage.barriers)
+        .init_mbars(1, ReleaseToCluster<Cluster>::empty_arrive_count(signalling_warps(warpgroup_release)));
+    ptx::prefetch_tensormap(&map_a);
+    ptx::prefetch_tensormap(&map_b);
+    ptx::prefetch_tensormap(&map_c);
+  }
+  std::uint32_t rank = 0;
+  if constexpr (Cluster == 1) {
+    __syncthreads();
+  } else {
+    ptx::barrier_cluster_arrive();  // every CTA's barriers initialised before any multicast
+    ptx::barrier_cluster_wait();
+    rank = ptx::cluster_ctarank();
+  }
+
+  const TileGrid grid{m / block_m / Cluster, n / block_n, k / block_k, group_rows};
+  TracedPipeline<Tracer> pipe(storage.barriers, "gemm", role_tracer<Tracer>(trace...));
+  if (warpgroup == 0) {
+    ptx::setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) produce<Cluster>(pipe, storage, &map_a, &map_b, grid, rank);
+  } else {
+    ptx::setmaxnreg_inc<232>();
+    consume<Cluster>(pipe, shared, &map_c, grid, warpgroup - 1, rank, warpgroup_release);
+  }
+  // The epilogue's stores are done before the CTA (and its staging) goes away. Every thread
+  // waits on its own bulk groups (none: it passes at once), out here where the roles have
+  // joined: inside the consumer's branch ptxas serialises a debug build's wgmma (C7518).
+  ptx::cp_async_bulk_wait_group<0>();
+}
+
+// The untraced kernel keeps its name and parameters from before tracing existed: ptxas's
+// register allocation can depend on a kernel's (mangled) name, and the untraced kernel must
+// compile to the SASS it always had (checked with kernels/bench/same_device_code.py).
+template <int Cluster>
+__global__ void __launch_bounds__(threads, 1)
+    gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                const __grid_constant__ CUtensorMap map_c, int m, int n, int k, int group_rows,
+                bool warpgroup_release) {
+  gemm_body<Cluster, NoTrace>(map_a, map_b, map_c, m, n, k, group_rows, warpgroup_release);
+}
+template <int Cluster>
+__global__ void __launch_bounds__(threads, 1)
+    traced_gemm_kernel(const __grid_constant__ CUtensorMap map_a,
+                       const __grid_constant__ CUtensorMap map_b,
+                       const __grid_constant__ CUtensorMap map_c, int m, int n, int k,
+                       int group_rows, bool warpgroup_release, TraceTarget trace) {
+  gemm_body<Cluster, SliceTrace>(map_a, map_b, map_c, m, n, k, group_rows, warpgroup_release, trace);
+}
+// The kernel a launch with this tracer runs.
+template <int Cluster, class Tracer>
+constexpr auto kernel_for() {
+  if constexpr (Tracer::enabled) {
+    return traced_gemm_kernel<Cluster>;
+  } else {
+    return gemm_kernel<Cluster>;
+  }
+}
+
+// A row-major bf16 matrix (rows x cols) in boxes of box_rows x block_k (128B-swizzled): the
+// K-major operands A and B, and C for the epilogue's stores.
+cudaError_t encode_operand(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
+  TensorMap2d desc;
+  desc.base = base;
+  desc.rows = static_cast<std::uint64_t>(rows);
+  desc.cols = static_cast<std::uint64_t>(cols);
+  desc.box_rows = static_cast<std::uint32_t>(box_rows);
+  desc.box_cols = block_k;
+  return encode_tensor_map_2d(map, desc);
+}
+
+// A matrix's map, remembered per thread (the last few): a map is a pure function of (base,
+// rows, cols, box rows), so a hit is exactly what a fresh encode would give, even for a buffer
+// freed and reallocated at the same address, and a thread-local table needs no lock.
+cudaError_t cached_operand(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
+  struct Entry {
+    CUtensorMap map;
+    const void* base;  // nullptr: empty (a null operand is rejected before this)
+    int rows, cols, box_rows;
+  };
+  thread_local std::array<Entry, 8> entries{};
+  thread_local unsigned next = 0;
+  for (const Entry& e : entries) {
+    if (e.base == base && e.rows == rows && e.cols == cols && e.box_rows == box_rows) {
+      *map = e.map;
+      return cudaSuccess;
+    }
+  }
+  const cudaError_t status = encode_operand(map, base, rows, cols, box_rows);
+  if (status == cudaSuccess) entries[next++ % entries.size()] = Entry{*map, base, rows, cols, box_rows};
+  return status;
+}
+
+// The clusters a persistent launch may keep resident on the current device (its SM count for
+// Cluster == 1), measured once per device and kernel, which also sets the kernel's
+// shared-memory limit there (a per-device setting). Safe to call from several threads.
+template <int Cluster, class Tracer, class... Target>
+cudaError_t resident_clusters(int* count) {
+  constexpr int max_devices = 64;
+  static std::array<std::atomic<int>, max_devices> measured{};  // 0: not yet on that device
+  static std::mutex measuring;
+  int device = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status != cudaSuccess) return status;
+  if (device < 0 || device >= max_devices) return cudaErrorInvalidDevice;
+  if ((*count = measured[device].load(std::memory_order_acquire)) != 0) return cudaSuccess;
+
+  const std::lock_guard<std::mutex> lock(measuring);
+  if ((*count = measured[device].load(std::memory_order_relaxed)) != 0) return cudaSuccess;
+  const auto kernel = kernel_for<Cluster, Tracer>();
+  int max_clusters = 0;
+  status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(smem_bytes));
+  if (status != cudaSuccess) return status;
+  int sms = 0;
+  if ((status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
+    return status;
+  if constexpr (Cluster == 1) {
+    max_clusters = sms;
+  } else {
+    cudaLaunchConfig_t probe{};
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = Cluster;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    probe.gridDim = dim3(sms / Cluster * Cluster);
+    probe.blockDim = dim3(threads);
+    probe.dynamicSmemBytes = smem_bytes;
+    probe.attrs = &attr;
+    probe.numAttrs = 1;
+    int found = 0;
+    if ((status = cudaOccupancyMaxActiveClusters(&found, kernel, &probe)) != cudaSuccess)
+      return status;
+    if (found == 0) return cudaErrorInvalidConfiguration;
+    max_clusters = found;
+  }
+  measured[device].store(max_clusters, std::memory_order_release);
+  *count = max_clusters;
+  return cudaSuccess;
+}
+
+template <int Cluster, class Tracer, class... Target>
+cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k,
+                   const GemmConfig& options, cudaStream_t stream, Target... trace) {
+  const int group_rows = options.group_rows;
+  CUtensorMap map_a, map_b, map_c;
+  cudaError_t status = cached_operand(&map_a, a, m, k, block_m);
+  if (status != cudaSuccess) return status;
+  if ((status = cached_operand(&map_b, b, n, k, block_n / Cluster)) != cudaSuccess) return status;
+  // C is stored in 64 x 64 boxes (the epilogue's staging), the operands' box width.
+  static_assert(store_box_cols == block_k);
+  if ((status = cached_operand(&map_c, c, m, n, 64)) != cudaSuccess) return status;
+
+  static_assert(Cluster == 1 || Cluster == 2);
+  const auto kernel = kernel_for<Cluster, Tracer>();
+  int max_clusters = 0;
+  if ((status = resident_clusters<Cluster, Tracer, Target...>(&max_clusters)) != cudaSuccess)
+    return status;
+  const int units = (m / block_m / Cluster) * (n / block_n);
+  const int clusters = units < max_clusters ? units : max_clusters;
+
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = Cluster;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  config.gridDim = dim3(static_cast<unsigned>(clusters * Cluster));
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = smem_bytes;
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = Cluster == 1 ? 0 : 1;
+  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, m, n, k,
+                            group_rows / Cluster > 0 ? group_rows / Cluster : 1,
+                            options.warpgroup_release, trace...);
+}
+
+// Checks the arguments, then launches with the given tracer (and its target, if any).
+template <class Tracer, class... Target>
+cudaError_t checked_launch(const void* a, const void* b, void* c, int m, int n, int k,
+                           const GemmConfig& config, cudaStream_t stream, const char** why,
+                           Target... trace) {
+  const auto reject = [why](const char* reason) {
+    if (why != nullptr) *why = reason;
+    return cudaErrorInvalidValue;
+  };
+  if (config.cluster_m != 1 && config.cluster_m != 2)
+    return reject("cluster_m must be 1 (one CTA a tile) or 2 (2-CTA clusters sharing B)");
+  if (m <= 0 || m % block_m != 0) return reject("M must be a positive multiple of 128 (the tile's rows)");
+  if (m % (block_m * config.cluster_m) != 0)
+    return reject("M must be a multiple of 256 with cluster_m = 2 (two tiles a cluster); use cluster_m = 1");
+  if (n <= 0 || n % block_n != 0) return reject("N must be a positive multiple of 256 (the tile's columns)");
+  if (k <= 0 || k % block_k != 0) return reject("K must be a positive multiple of 64 (the tile's depth)");
+  if (a == nullptr || b == nullptr || c == nullptr) return reject("A, B and C must be device pointers, not null");
+  if (reinterpret_cast<std::uintptr_t>(a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(b) % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(c) % 16 != 0)
+    return reject("A, B and C must be 16-byte aligned (the tensor copy engine's granule)");
+  if (config.group_rows < 1 || config.group_rows > 256)
+    return reject("group_rows must be 1..256 (tile rows the scheduler walks together)");
+  if (config.cluster_m == 2) return launch<2, Tracer>(a, b, c, m, n, k, config, stream, trace...);
+  return launch<1, Tracer>(a, b, c, m, n, k, config, stream, trace...);
+}
+
+}  // namespace
+}  // namespace linpipe::kernels
