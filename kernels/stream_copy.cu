@@ -158,11 +158,12 @@ __device__ void store_tiles_with_threads(Pipeline& pipe, const std::byte* ring, 
   }
 }
 
-// Target: empty, or the TraceTarget of a traced launch (the untraced kernels are unchanged).
+// The kernel's body, for a tracer. Target: empty, or the TraceTarget of a traced launch.
 template <int Stages, int Lag, class Tracer, class... Target>
-__global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::size_t bytes,
-                                   std::uint32_t tile_bytes, std::uint32_t consumer_warps,
-                                   bool threads_store, bool evict_first, Target... trace) {
+__device__ __forceinline__ void stream_copy_body(std::byte* dst, const std::byte* src, std::size_t bytes,
+                                                 std::uint32_t tile_bytes, std::uint32_t consumer_warps,
+                                                 bool threads_store, bool evict_first,
+                                                 const Target&... trace) {
   using Pipeline = ProducerConsumerPipeline<Stages, NvidiaMbarBackend<Stages>, Tracer>;
   extern __shared__ __align__(128) std::byte smem[];
   auto* barriers = reinterpret_cast<std::uint64_t*>(smem);
@@ -191,10 +192,36 @@ __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::si
   }
 }
 
+// The untraced kernel keeps its name and parameters from before tracing existed (ptxas's
+// register allocation can depend on a kernel's mangled name: see gemm_kernel.cuh); the traced
+// one is a kernel of its own.
+template <int Stages, int Lag>
+__global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::size_t bytes,
+                                   std::uint32_t tile_bytes, std::uint32_t consumer_warps,
+                                   bool threads_store, bool evict_first) {
+  stream_copy_body<Stages, Lag, NoTrace>(dst, src, bytes, tile_bytes, consumer_warps,
+                                         threads_store, evict_first);
+}
+template <int Stages, int Lag>
+__global__ void traced_stream_copy_kernel(std::byte* dst, const std::byte* src, std::size_t bytes,
+                                          std::uint32_t tile_bytes, std::uint32_t consumer_warps,
+                                          bool threads_store, bool evict_first, TraceTarget trace) {
+  stream_copy_body<Stages, Lag, SliceTrace>(dst, src, bytes, tile_bytes, consumer_warps,
+                                            threads_store, evict_first, trace);
+}
+template <int Stages, int Lag, class Tracer>
+constexpr auto kernel_for() {
+  if constexpr (Tracer::enabled) {
+    return traced_stream_copy_kernel<Stages, Lag>;
+  } else {
+    return stream_copy_kernel<Stages, Lag>;
+  }
+}
+
 template <int Stages, int Lag, class Tracer, class... Target>
 cudaError_t launch(void* dst, const void* src, std::size_t bytes, const StreamCopyConfig& config,
                    cudaStream_t stream, Target... trace) {
-  const auto kernel = stream_copy_kernel<Stages, Lag, Tracer, Target...>;
+  const auto kernel = kernel_for<Stages, Lag, Tracer>();
   const std::size_t smem = barrier_bytes<Stages> + std::size_t{config.tile_bytes} * Stages;
   const int threads = 32 * (1 + config.consumer_warps);
   cudaError_t status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
