@@ -32,6 +32,8 @@ bool isAddressOf(const FunctionDecl *FD) { return isStdNamed(FD, {"addressof", "
 // leaves as the result, value moves into obj.
 bool isExchange(const FunctionDecl *FD) { return isStdNamed(FD, {"exchange"}); }
 
+bool isSwap(const FunctionDecl *FD) { return isStdNamed(FD, {"swap"}); }
+
 // A std callee that stores what it is given on the heap rather than in a container.
 bool isHeapSink(const FunctionDecl *FD) {
   if (isStdNamed(FD, {"make_unique", "make_shared", "allocate_shared", "construct_at"}))

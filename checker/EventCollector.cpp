@@ -145,6 +145,13 @@ bool EventCollector::VisitDeclRefExpr(DeclRefExpr *DRE) {
   case Flow::HandOff:
     E.Kind = EventKind::HandOff;
     break;
+  case Flow::SwapWith:
+    E.Kind = EventKind::Swap;
+    E.SwapWith = static_cast<unsigned>(F.SwapOther);
+    E.Loc = F.Loc;
+    break;
+  case Flow::Covered:
+    return true;
   case Flow::AssignTarget:
     E.Kind = EventKind::Assign;
     E.Loc = F.Loc;
@@ -236,6 +243,8 @@ void EventCollector::addTemporary(const Expr *E, const CXXRecordDecl *RD, std::s
   case Flow::Use:
   case Flow::AssignTarget:
   case Flow::ExchangeTarget: // not for a temporary (an lvalue only): listed for completeness
+  case Flow::SwapWith:
+  case Flow::Covered:
   case Flow::Discard:
     R.Kind = FindingKind::Discarded;
     R.UsedBeforeDiscard = F.K != Flow::Discard || F.UsedBeforeDiscard;

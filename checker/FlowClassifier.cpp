@@ -184,6 +184,8 @@ Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue)
       return F;
     }
   }
+  if (isSwap(FD) && CE->getNumArgs() == 2 && !Prvalue)
+    return swapped(CE, *ArgIdx);
   QualType PT = paramTypeAt(CE, FD, *ArgIdx);
   if (PT.isNull() || !(PT->isRValueReferenceType() || PT->isRecordType()))
     return drop(Cur, Prvalue, true); // borrowed (lvalue reference), or unknown
@@ -201,6 +203,35 @@ Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue)
   Flow F;
   F.K = Flow::Moved;
   F.Anchor = CE;
+  return F;
+}
+
+// std::swap(a, b) between two tracked names: their states trade places (the obligation
+// follows the stage). With untracked storage (a member, an element, *p), the name's
+// stage goes where that storage lives, as `member = std::move(s)` does, and what the
+// name receives is not followed.
+Flow FlowClassifier::swapped(const CallExpr *CE, unsigned ArgIdx) const {
+  const Expr *Other = CE->getArg(1 - ArgIdx);
+  const ValueDecl *OtherDecl = sourceDecl(Other);
+  const ValueDecl *ThisDecl = sourceDecl(CE->getArg(ArgIdx));
+  Flow F;
+  F.Anchor = CE;
+  F.Loc = CE->getBeginLoc();
+  if (OtherDecl && OtherDecl == ThisDecl) {
+    F.K = Flow::Covered; // swapping a value with itself changes nothing
+    return F;
+  }
+  const int OtherIdx = OtherDecl && isa<DeclRefExpr>(skipParensAndCasts(Other))
+                           ? trackedIndex(OtherDecl)
+                           : -1;
+  if (OtherIdx < 0)
+    return assignedInto(Other, CE, CE->getArg(ArgIdx), CE->getExprLoc());
+  if (ArgIdx == 1) {
+    F.K = Flow::Covered; // the first argument's event trades both
+    return F;
+  }
+  F.K = Flow::SwapWith;
+  F.SwapOther = OtherIdx;
   return F;
 }
 

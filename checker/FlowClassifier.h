@@ -51,6 +51,7 @@ private:
   Flow fromLambda(const LambdaExpr *L, const Expr *Cur, bool Prvalue) const;
   Flow assignedInto(const Expr *LHS, const CallExpr *Call, const Expr *Source,
                     SourceLocation Loc) const;
+  Flow swapped(const CallExpr *CE, unsigned ArgIdx) const;
   Flow movedIntoNewObject(const CXXConstructExpr *CCE, unsigned Depth);
 
   LinearTypeModel &Model;

@@ -33,6 +33,8 @@ bool isAddressOf(const FunctionDecl *FD);
 // std::exchange(obj, value): a transfer between two names, not an escape: obj's old value
 // leaves as the result, value moves into obj.
 bool isExchange(const FunctionDecl *FD);
+// std::swap(a, b): two names trade what they hold.
+bool isSwap(const FunctionDecl *FD);
 // A std callee that stores what it is given on the heap rather than in a container.
 bool isHeapSink(const FunctionDecl *FD);
 const Expr *skipParensAndCasts(const Expr *E);
@@ -73,7 +75,7 @@ struct TrackedValue {
 // Events
 //===----------------------------------------------------------------------===//
 
-enum class EventKind { Use, MethodCall, Move, Escape, HandOff, Assign, Report };
+enum class EventKind { Use, MethodCall, Move, Escape, HandOff, Assign, Swap, Report };
 
 struct Event {
   EventKind Kind = EventKind::Use;
@@ -84,6 +86,7 @@ struct Event {
   EscapeKind Escape = EscapeKind::Member;
   InitKind AssignInit = InitKind::Unknown; // Assign: what the new value is
   int AssignSource = -1;
+  unsigned SwapWith = 0; // Swap: the tracked value this one trades states with
   Finding Report; // Report: a finding about a temporary, emitted if reached
 };
 
@@ -91,7 +94,12 @@ struct Event {
 struct Flow {
   // ExchangeTarget: the old value moves out (the call's result), then the new one is
   // assigned in (std::exchange's first argument).
-  enum Kind { Use, MethodCall, Moved, Escape, HandOff, AssignTarget, ExchangeTarget, Discard } K = Use;
+  // SwapWith: trades states with another tracked value (std::swap); Covered: this
+  // reference's effect is the other argument's SwapWith (or a self-swap: none).
+  enum Kind {
+    Use, MethodCall, Moved, Escape, HandOff, AssignTarget, ExchangeTarget, SwapWith, Covered,
+    Discard
+  } K = Use;
   const Stmt *Anchor = nullptr; // where it happens (a CFG element, or below one)
   SourceLocation Loc;
   const FunctionDecl *Callee = nullptr;
@@ -100,6 +108,7 @@ struct Flow {
   bool UsedBeforeDiscard = false;
   InitKind AssignInit = InitKind::Unknown;
   int AssignSource = -1;
+  int SwapOther = -1; // SwapWith: the other tracked value
   // Moved into a new object (a move construction) that is then dropped.
   const CXXConstructExpr *DroppedObject = nullptr;
 };

@@ -47,6 +47,7 @@ void Solver::join(FlowState &Into, const FlowState &From, const SourceManager &S
     Earliest(I.ReleasedAt, F.ReleasedAt);
     Earliest(I.MovedAt, F.MovedAt);
     Earliest(I.ArrivedAt, F.ArrivedAt);
+    Earliest(I.SwappedAt, F.SwappedAt);
   }
 }
 
@@ -116,6 +117,8 @@ bool Solver::reportUseAfter(unsigned V, const ValueState &VS, bool IsConsume,
   R.F.OriginLoc = WasReleased ? VS.ReleasedAt : VS.MovedAt;
   // The origin at or after the use in the source: reached again around a loop.
   R.F.OriginInEarlierIteration = Loc == R.F.OriginLoc || before(Loc, R.F.OriginLoc);
+  if (before(R.F.OriginLoc, VS.SwappedAt))
+    R.F.SwappedLoc = VS.SwappedAt;
   Out->push_back(std::move(R));
   return true;
 }
@@ -135,6 +138,7 @@ void Solver::reportNotReleased(unsigned V, const ValueState &VS, ExitKind Exit,
   R.F.Definite = !(VS.Bits & (Empty | Released | Moved));
   R.F.Exit = Exit;
   R.F.AcquiredLoc = VS.AcquiredAt;
+  R.F.SwappedLoc = VS.SwappedAt;
   Out->push_back(std::move(R));
 }
 
@@ -208,6 +212,11 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
   case EventKind::Assign:
     reportNotReleased(E.Value, VS, ExitKind::Assignment, E.Loc, Out);
     acquire(E.Value, E.AssignInit, E.AssignSource, E.Loc, State);
+    return;
+  case EventKind::Swap:
+    // Trading places is not a use: a released or moved-from stage may be swapped.
+    std::swap(VS, State.Values[E.SwapWith]);
+    VS.SwappedAt = State.Values[E.SwapWith].SwappedAt = E.Loc;
     return;
   case EventKind::Report:
     return;

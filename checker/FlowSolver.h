@@ -31,11 +31,12 @@ struct ValueState {
   bool MaySignalled = false; // a signalling use on some path since acquisition
   bool MayArrived = false;   // an arrival on some path, not yet followed by a consume
   SourceLocation AcquiredAt, ReleasedAt, MovedAt, ArrivedAt;
+  SourceLocation SwappedAt; // where std::swap brought the stage into this name
 
   bool operator==(const ValueState &O) const {
     return Bits == O.Bits && MaySignalled == O.MaySignalled && MayArrived == O.MayArrived &&
            AcquiredAt == O.AcquiredAt && ReleasedAt == O.ReleasedAt && MovedAt == O.MovedAt &&
-           ArrivedAt == O.ArrivedAt;
+           ArrivedAt == O.ArrivedAt && SwappedAt == O.SwappedAt;
   }
 };
 

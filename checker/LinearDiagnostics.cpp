@@ -22,6 +22,14 @@ static unsigned index(ExitKind K) { return static_cast<unsigned>(K); }
 static unsigned index(EscapeKind K) { return static_cast<unsigned>(K); }
 static unsigned index(UseAfterKind K) { return static_cast<unsigned>(K); }
 
+// The name holds a stage another name acquired: say where the two traded places.
+static void emitSwapNote(clang::tidy::ClangTidyCheck &Check, const Finding &F) {
+  if (F.SwappedLoc.isValid())
+    Check.diag(F.SwappedLoc, "'%0' received this stage from another variable through the swap here",
+               DiagnosticIDs::Note)
+        << F.Name;
+}
+
 static void emitNotReleased(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Model,
                             const Finding &F) {
   const bool Overwritten = F.Exit == ExitKind::Assignment;
@@ -37,6 +45,7 @@ static void emitNotReleased(clang::tidy::ClangTidyCheck &Check, LinearTypeModel 
     Check.diag(F.AcquiredLoc, "%select{'%0' acquired here|'%0' received here|'%0' captured here}1",
                DiagnosticIDs::Note)
         << F.Name << (F.IsParameter ? (F.Received == ReceivedAs::InitCapture ? 2 : 1) : 0);
+  emitSwapNote(Check, F);
   Check.diag(F.Loc,
              "%select{the scope of '%1' ends here|'return' leaves the scope here|'break' leaves "
              "the scope here|'continue' leaves the scope here|'goto' leaves the scope here|the "
@@ -62,6 +71,7 @@ static void emitUseAfter(clang::tidy::ClangTidyCheck &Check, const Finding &F) {
                             "iteration}2",
                DiagnosticIDs::Note)
         << F.Name << WasMoved << F.OriginInEarlierIteration;
+  emitSwapNote(Check, F);
 }
 
 static void emitDiscarded(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Model,

@@ -65,6 +65,7 @@ struct Finding {
   clang::SourceLocation AcquiredLoc;
   clang::SourceLocation OriginLoc; // the release or move (UseAfter), the first arrival
   bool OriginInEarlierIteration = false;
+  clang::SourceLocation SwappedLoc; // UseAfter, NotReleased: std::swap brought the stage in
   UseAfterKind UseAfter = UseAfterKind::UsedAfterRelease;
   EscapeKind Escape = EscapeKind::Member;
   bool UsedBeforeDiscard = false; // Discarded: a member was called on it first
