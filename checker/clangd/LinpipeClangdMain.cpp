@@ -6,14 +6,31 @@
 // executable as an object file (not pulled from an archive), so the linker keeps the registrar
 // without an anchor symbol.
 //
+// Two things stock clangd lacks for linpipe users, both left to the user's own config to
+// override: the linpipe checks run without a project .clangd (DefaultChecks.h), and a lone
+// file that imports linpipe (no compile commands anywhere clangd looks) opens with the flags
+// that make the import resolve, asked from linpipe-tidy (LoneFile.h): through the editor's
+// session (LoneFileProxy.h) or, for `--check=FILE`, through a one-entry compile_commands.json.
+//
 // clangd locates the compiler's resource directory (builtin headers, CUDA wrappers) relative to its
 // own executable. This one does not live next to clang, so the resource directory of the clang it
 // was built against is passed unless the caller gives one.
 //
 //===----------------------------------------------------------------------===//
 
+#include "DefaultChecks.h"
+#include "LoneFile.h"
+#include "LoneFileProxy.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #ifndef LINPIPE_CLANGD_RESOURCE_DIR
@@ -27,13 +44,65 @@ namespace clang::clangd {
 int clangdMain(int argc, char *argv[]); // libclangdMain.a (clangd/tool/ClangdMain.cpp)
 } // namespace clang::clangd
 
+namespace {
+
+bool startsWith(const char *Arg, const char *Prefix) {
+  return std::strncmp(Arg, Prefix, std::strlen(Prefix)) == 0;
+}
+
+// `--check=FILE` on a lone file that imports linpipe: a folder holding a compile_commands.json
+// with linpipe-tidy's command for it (empty if the file is not such a file, or on failure).
+std::string loneCheckDatabase(const char *Argv0, llvm::StringRef File) {
+  auto Source = llvm::MemoryBuffer::getFile(File);
+  if (!Source || !linpipe::clangd::importsLinpipe((*Source)->getBuffer()) ||
+      linpipe::clangd::hasCompileCommands(File))
+    return "";
+  llvm::SmallString<256> Absolute(File);
+  llvm::sys::fs::make_absolute(Absolute);
+  llvm::errs() << "linpipe-clangd: " << Absolute
+               << " has no compile commands: asking linpipe-tidy for its module flags\n";
+  auto Command = linpipe::clangd::loneFileCommand(linpipe::clangd::linpipeTidyPath(Argv0),
+                                                  Absolute);
+  llvm::SmallString<128> Dir;
+  if (!Command || llvm::sys::fs::createUniqueDirectory("linpipe-clangd-check", Dir)) {
+    llvm::errs() << "linpipe-clangd: "
+                 << (Command ? std::string("cannot create a folder")
+                             : llvm::toString(Command.takeError()))
+                 << "; checking it without them\n";
+    return "";
+  }
+  llvm::json::Array Entries{llvm::json::Object{
+      {"directory", llvm::sys::path::parent_path(Absolute)},
+      {"file", Absolute},
+      {"arguments", llvm::json::Array(*Command)}}};
+  llvm::SmallString<256> Database(Dir);
+  llvm::sys::path::append(Database, "compile_commands.json");
+  std::error_code EC;
+  llvm::raw_fd_ostream Out(Database, EC);
+  Out << llvm::json::Value(std::move(Entries));
+  return EC ? "" : std::string(Dir);
+}
+
+} // namespace
+
 int main(int argc, char *argv[]) {
   std::vector<char *> args(argv, argv + argc);
-  bool hasResourceDir = false;
+  bool hasResourceDir = false, hasDatabaseDir = false, configOff = false, notServing = false;
+  const char *checkFile = nullptr;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--resource-dir", 14) == 0 ||
-        std::strncmp(argv[i], "-resource-dir", 13) == 0)
+    if (startsWith(argv[i], "--resource-dir") || startsWith(argv[i], "-resource-dir"))
       hasResourceDir = true;
+    if (startsWith(argv[i], "--compile-commands-dir") || startsWith(argv[i], "-compile-commands-dir"))
+      hasDatabaseDir = true;
+    if (std::strcmp(argv[i], "--enable-config=false") == 0 ||
+        std::strcmp(argv[i], "--enable-config=0") == 0)
+      configOff = true;
+    if (startsWith(argv[i], "--check=") || startsWith(argv[i], "-check="))
+      checkFile = std::strchr(argv[i], '=') + 1;
+    if (std::strcmp(argv[i], "--check") == 0 || startsWith(argv[i], "--help") ||
+        startsWith(argv[i], "-help") || std::strcmp(argv[i], "--version") == 0 ||
+        std::strcmp(argv[i], "-version") == 0)
+      notServing = true;
     // clangd's own version printer follows (and exits): say first which clangd this is.
     if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-version") == 0) {
       std::printf("linpipe-clangd %s: clangd with the linpipe-linear-stage and "
@@ -45,6 +114,27 @@ int main(int argc, char *argv[]) {
   static char resourceDirArg[] = "--resource-dir=" LINPIPE_CLANGD_RESOURCE_DIR;
   if (!hasResourceDir)
     args.insert(args.begin() + 1, resourceDirArg);
+  if (!configOff)
+    if (llvm::Error E = linpipe::clangd::enableLinpipeChecksByDefault())
+      llvm::errs() << "linpipe-clangd: the linpipe checks are not on by default: "
+                   << llvm::toString(std::move(E)) << "\n";
+
+  std::string checkDatabase, checkDatabaseArg;
+  if (checkFile && !hasDatabaseDir) {
+    checkDatabase = loneCheckDatabase(argv[0], checkFile);
+    if (!checkDatabase.empty()) {
+      checkDatabaseArg = "--compile-commands-dir=" + checkDatabase;
+      args.push_back(checkDatabaseArg.data());
+    }
+  } else if (!checkFile && !notServing && !hasDatabaseDir) {
+    if (!linpipe::clangd::startLoneFileProxy(linpipe::clangd::linpipeTidyPath(argv[0])))
+      llvm::errs() << "linpipe-clangd: lone files open without linpipe's module flags "
+                      "(cannot put a pipe in front of clangd)\n";
+  }
+  llvm::scope_exit removeDatabase([&] {
+    if (!checkDatabase.empty())
+      llvm::sys::fs::remove_directories(checkDatabase);
+  });
   args.push_back(nullptr);
   return clang::clangd::clangdMain(static_cast<int>(args.size()) - 1, args.data());
 }

@@ -2,16 +2,24 @@
 """Drives <clangd> as an editor does (LSP over stdio) and asserts on the diagnostics it publishes
 for one file (tests/clangd): unlike `clangd --check`, this sees warnings too.
 
-    run_clangd_lsp.py --clangd EXE --cdb DIR --file SRC --expect CODE:SEVERITY:LINE ...
+    run_clangd_lsp.py --clangd EXE [--cdb DIR | --lone] --file SRC --expect CODE:SEVERITY:LINE ...
+                      [--reject CODE] [--no-errors] [--user-config YAML]
+
+--lone copies SRC into a fresh folder outside any project (no compile_commands.json or
+compile_flags.txt there or above, no .clangd, no .clang-tidy) and opens the copy there, with a
+user config folder of its own: what an editor does with a file saved anywhere.
 
 CODE is the diagnostic's code (a clang-tidy check name, or a clang warning flag such as
 -Wconsumed), SEVERITY 1 (error) .. 4 (hint) or '*', LINE 1-based or '*'.
 """
 import argparse
 import json
+import os
 import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -42,16 +50,35 @@ def reader(proc, inbox):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--clangd", required=True)
-    ap.add_argument("--cdb", required=True)
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--cdb")
+    where.add_argument("--lone", action="store_true")
     ap.add_argument("--file", required=True)
     ap.add_argument("--expect", action="append", default=[])
+    ap.add_argument("--reject", action="append", default=[], help="a diagnostic code that must not appear")
+    ap.add_argument("--no-errors", action="store_true", help="fail on any error (severity 1)")
+    ap.add_argument("--user-config", help="with --lone: the user's clangd config.yaml")
     ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args()
 
     path = pathlib.Path(args.file).resolve()
+    env = dict(os.environ)
+    command = [args.clangd, "--log=error", "--background-index=0"]
+    if args.lone:
+        folder = pathlib.Path(tempfile.mkdtemp(prefix="linpipe-lone-"))
+        if any((d / name).exists() for d in [folder, *folder.parents]
+               for name in ("compile_commands.json", "compile_flags.txt", ".clangd", ".clang-tidy")):
+            print(f"FAIL: {folder} is not outside every project")
+            return 1
+        path = pathlib.Path(shutil.copy(path, folder))
+        env["XDG_CONFIG_HOME"] = str(folder / "config")  # no user config of the machine's
+        if args.user_config:
+            (folder / "config" / "clangd").mkdir(parents=True)
+            shutil.copy(args.user_config, folder / "config" / "clangd" / "config.yaml")
+    else:
+        command.append(f"--compile-commands-dir={args.cdb}")
     uri = path.as_uri()
-    proc = subprocess.Popen([args.clangd, f"--compile-commands-dir={args.cdb}", "--log=error",
-                             "--background-index=0"],
+    proc = subprocess.Popen(command, env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr)
     inbox = []
     threading.Thread(target=reader, args=(proc, inbox), daemon=True).start()
@@ -89,6 +116,13 @@ def main() -> int:
                    and (line == "*" or d["range"]["start"]["line"] + 1 == int(line))
                    for d in diags):
             failures.append(f"expected a diagnostic {spec}")
+    for code in args.reject:
+        if any(d.get("code") == code for d in diags):
+            failures.append(f"unexpected diagnostic {code}")
+    if args.no_errors and any(d.get("severity") == 1 for d in diags):
+        failures.append("unexpected errors (severity 1)")
+    if args.lone:
+        shutil.rmtree(path.parent, ignore_errors=True)
     for f in failures:
         print("FAIL:", f)
     if not failures:

@@ -1,0 +1,61 @@
+//===--- DefaultChecks.cpp - linpipe-clangd -------------------------------===//
+//
+// See DefaultChecks.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DefaultChecks.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
+
+namespace linpipe::clangd {
+
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+const char LinpipeConfigFragment[] =
+    "# Written by linpipe-clangd: the linpipe checks on by default, then the user's own config.\n"
+    "Diagnostics:\n"
+    "  ClangTidy:\n"
+    "    Add: [linpipe-*]\n"
+    "    FastCheckFilter: Loose\n";
+
+llvm::Error enableLinpipeChecksByDefault() {
+  llvm::SmallString<256> UserConfig, Home;
+  if (!path::user_config_directory(UserConfig) || !path::cache_directory(Home))
+    return llvm::createStringError("no user config or cache folder");
+  path::append(UserConfig, "clangd", "config.yaml");
+  path::append(Home, "linpipe-clangd", "config");
+  llvm::SmallString<256> Folder(Home);
+  path::append(Folder, "clangd");
+  if (std::error_code EC = fs::create_directories(Folder))
+    return llvm::createStringError(EC, "cannot create " + Folder);
+
+  std::string Text = LinpipeConfigFragment;
+  if (auto Own = llvm::MemoryBuffer::getFile(UserConfig)) {
+    Text += "---\n";
+    Text += (*Own)->getBuffer().str();
+  }
+  // Written aside and renamed over: clangds starting together never read half a file.
+  llvm::SmallString<256> Target(Folder), Temp;
+  path::append(Target, "config.yaml");
+  int Fd;
+  if (std::error_code EC = fs::createUniqueFile(Target + ".%%%%%%", Fd, Temp))
+    return llvm::createStringError(EC, "cannot write " + Target);
+  {
+    llvm::raw_fd_ostream Out(Fd, /*shouldClose=*/true);
+    Out << Text;
+  }
+  if (std::error_code EC = fs::rename(Temp, Target)) {
+    fs::remove(Temp);
+    return llvm::createStringError(EC, "cannot write " + Target);
+  }
+  ::setenv("XDG_CONFIG_HOME", Home.c_str(), /*overwrite=*/1);
+  return llvm::Error::success();
+}
+
+} // namespace linpipe::clangd
