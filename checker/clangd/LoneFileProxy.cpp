@@ -76,6 +76,9 @@ std::string pathOf(llvm::StringRef Uri) {
 
 // The didChangeConfiguration to send ahead of \p Body, if it opens a lone linpipe file.
 std::string commandFor(llvm::StringRef Body, const std::string &Tool, llvm::StringSet<> &Done) {
+  // Most messages are not a didOpen (edits carry whole files): skip parsing those.
+  if (!Body.contains("didOpen"))
+    return "";
   llvm::Expected<llvm::json::Value> Message = llvm::json::parse(Body);
   if (!Message) {
     llvm::consumeError(Message.takeError());
