@@ -32,7 +32,17 @@ bool isAddressOf(const FunctionDecl *FD) { return isStdNamed(FD, {"addressof", "
 // leaves as the result, value moves into obj.
 bool isExchange(const FunctionDecl *FD) { return isStdNamed(FD, {"exchange"}); }
 
-bool isSwap(const FunctionDecl *FD) { return isStdNamed(FD, {"swap"}); }
+std::optional<std::pair<const Expr *, const Expr *>> swapOperands(const CallExpr *CE) {
+  if (isStdNamed(CE->getDirectCallee(), {"swap"}) && CE->getNumArgs() == 2)
+    return std::make_pair(CE->getArg(0), CE->getArg(1));
+  // std::ranges::swap is an object: the call is its operator(), the object first.
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(CE);
+      Op && Op->getOperator() == OO_Call && Op->getNumArgs() == 3)
+    if (const auto *Object = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreImplicit());
+        Object && isStdNamed(Object->getDecl(), {"swap"}))
+      return std::make_pair(Op->getArg(1), Op->getArg(2));
+  return std::nullopt;
+}
 
 // A std callee that stores what it is given on the heap rather than in a container.
 bool isHeapSink(const FunctionDecl *FD) {

@@ -184,8 +184,9 @@ Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue)
       return F;
     }
   }
-  if (isSwap(FD) && CE->getNumArgs() == 2 && !Prvalue)
-    return swapped(CE, *ArgIdx);
+  if (auto Operands = swapOperands(CE); Operands && !Prvalue)
+    if (Cur == Operands->first || Cur == Operands->second)
+      return swapped(CE, *Operands, Cur == Operands->second);
   QualType PT = paramTypeAt(CE, FD, *ArgIdx);
   if (PT.isNull() || !(PT->isRValueReferenceType() || PT->isRecordType()))
     return drop(Cur, Prvalue, true); // borrowed (lvalue reference), or unknown
@@ -210,13 +211,18 @@ Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue)
 // follows the stage). With untracked storage (a member, an element, *p), the name's
 // stage goes where that storage lives, as `member = std::move(s)` does, and what the
 // name receives is not followed.
-Flow FlowClassifier::swapped(const CallExpr *CE, unsigned ArgIdx) const {
-  const Expr *Other = CE->getArg(1 - ArgIdx);
+Flow FlowClassifier::swapped(const CallExpr *CE, std::pair<const Expr *, const Expr *> Operands,
+                             bool IsSecond) const {
+  const Expr *This = IsSecond ? Operands.second : Operands.first;
+  const Expr *Other = IsSecond ? Operands.first : Operands.second;
   const ValueDecl *OtherDecl = sourceDecl(Other);
-  const ValueDecl *ThisDecl = sourceDecl(CE->getArg(ArgIdx));
+  const ValueDecl *ThisDecl = sourceDecl(This);
   Flow F;
   F.Anchor = CE;
-  F.Loc = CE->getBeginLoc();
+  // Where the call is written: for std::ranges::swap, the object's name (the operator call
+  // itself begins at its parenthesis).
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(CE);
+  F.Loc = Op ? Op->getArg(0)->getBeginLoc() : CE->getBeginLoc();
   if (OtherDecl && OtherDecl == ThisDecl) {
     F.K = Flow::Covered; // swapping a value with itself changes nothing
     return F;
@@ -225,9 +231,9 @@ Flow FlowClassifier::swapped(const CallExpr *CE, unsigned ArgIdx) const {
                            ? trackedIndex(OtherDecl)
                            : -1;
   if (OtherIdx < 0)
-    return assignedInto(Other, CE, CE->getArg(ArgIdx), CE->getExprLoc());
-  if (ArgIdx == 1) {
-    F.K = Flow::Covered; // the first argument's event trades both
+    return assignedInto(Other, CE, This, F.Loc);
+  if (IsSecond) {
+    F.K = Flow::Covered; // the first operand's event trades both
     return F;
   }
   F.K = Flow::SwapWith;

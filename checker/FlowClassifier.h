@@ -51,7 +51,8 @@ private:
   Flow fromLambda(const LambdaExpr *L, const Expr *Cur, bool Prvalue) const;
   Flow assignedInto(const Expr *LHS, const CallExpr *Call, const Expr *Source,
                     SourceLocation Loc) const;
-  Flow swapped(const CallExpr *CE, unsigned ArgIdx) const;
+  Flow swapped(const CallExpr *CE, std::pair<const Expr *, const Expr *> Operands,
+               bool IsSecond) const;
   Flow movedIntoNewObject(const CXXConstructExpr *CCE, unsigned Depth);
 
   LinearTypeModel &Model;

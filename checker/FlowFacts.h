@@ -33,8 +33,9 @@ bool isAddressOf(const FunctionDecl *FD);
 // std::exchange(obj, value): a transfer between two names, not an escape: obj's old value
 // leaves as the result, value moves into obj.
 bool isExchange(const FunctionDecl *FD);
-// std::swap(a, b): two names trade what they hold.
-bool isSwap(const FunctionDecl *FD);
+// std::swap(a, b), std::ranges::swap(a, b): two names trade what they hold. The two
+// operands, if \p CE is such a call.
+std::optional<std::pair<const Expr *, const Expr *>> swapOperands(const CallExpr *CE);
 // A std callee that stores what it is given on the heap rather than in a container.
 bool isHeapSink(const FunctionDecl *FD);
 const Expr *skipParensAndCasts(const Expr *E);

@@ -1,12 +1,13 @@
 // RUN: %check_linpipe -checks='-*,linpipe-linear-stage' %s -- %stage_flags \
 // RUN:   | FileCheck %s --check-prefix=CHECK-NOTES --implicit-check-not="{{warning|error|note}}:"
 //
-// std::swap(a, b) between two names the analysis tracks trades what they hold: each
+// std::swap(a, b) (and std::ranges::swap) between two names the analysis tracks trades what they hold: each
 // stage's obligation (and its history: where it was acquired, released) follows the stage
 // into the other name. Swapping a released or moved-from stage is not a use. Swapping with
 // storage the analysis does not follow (a member, an element) stores the stage there, as
 // `member = std::move(s)` does.
 #include "stage_types.h"
+#include <concepts> // std::ranges::swap
 using namespace lp;
 
 // Accepted: two live stages trade places, both are released.
@@ -34,6 +35,15 @@ void swapsThroughUsing(Pipeline &pipe) {
   ConsumerStage b = pipe.acquire_consumer();
   b.release();
   swap(a, b);
+  b.release();
+}
+
+// Accepted: std::ranges::swap, a function object, trades the same way.
+void swapsThroughRanges(Pipeline &pipe) {
+  ConsumerStage a = pipe.acquire_consumer();
+  ConsumerStage b = pipe.acquire_consumer();
+  b.release();
+  std::ranges::swap(a, b);
   b.release();
 }
 
@@ -89,3 +99,20 @@ struct Holder {
     // CHECK-NOTES: :[[@LINE-2]]:5: note: release it first, or hand it over on purpose through a function annotated 'linpipe::hand_off' such as linpipe::hand_off()
   }
 };
+
+// Rejected: after std::ranges::swap the released stage is in `a`.
+void releasesTheWrongNameAfterRangesSwap(Pipeline &pipe) {
+  ConsumerStage a = pipe.acquire_consumer();
+  ConsumerStage b = pipe.acquire_consumer();
+  b.release();
+  std::ranges::swap(a, b);
+  a.release();
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'a' released twice [linpipe-linear-stage]
+  // CHECK-NOTES: :[[@LINE-4]]:3: note: 'a' released here
+  // CHECK-NOTES: :[[@LINE-4]]:3: note: 'a' received this stage from another variable through the swap here
+}
+// CHECK-NOTES: :[[@LINE-1]]:1: warning: 'b' is not released on this path [linpipe-linear-stage]
+// CHECK-NOTES: :[[@LINE-10]]:17: note: 'b' acquired here
+// CHECK-NOTES: :[[@LINE-8]]:3: note: 'b' received this stage from another variable through the swap here
+// CHECK-NOTES: :[[@LINE-4]]:1: note: the scope of 'b' ends here
+// CHECK-NOTES: :[[@LINE-5]]:1: note: call release() or release_without_signal() before leaving the scope
