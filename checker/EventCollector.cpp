@@ -141,6 +141,7 @@ bool EventCollector::VisitDeclRefExpr(DeclRefExpr *DRE) {
     E.Kind = EventKind::Escape;
     E.Escape = F.EscapeTo;
     E.Loc = F.Loc;
+    E.BySwap = F.BySwap;
     break;
   case Flow::HandOff:
     E.Kind = EventKind::HandOff;

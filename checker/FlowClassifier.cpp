@@ -223,15 +223,24 @@ Flow FlowClassifier::swapped(const CallExpr *CE, std::pair<const Expr *, const E
   // itself begins at its parenthesis).
   const auto *Op = dyn_cast<CXXOperatorCallExpr>(CE);
   F.Loc = Op ? Op->getArg(0)->getBeginLoc() : CE->getBeginLoc();
+  // A trade is followed only between two names; an operand that picks a stage some other
+  // way (`c ? a : b`, `*p`) sends this name's stage where the analysis does not follow it.
+  const auto isName = [](const Expr *E) { return isa<DeclRefExpr>(skipParensAndCasts(E)); };
+  if (!isName(This)) {
+    Flow Out = escape(CE, EscapeKind::Untracked, F.Loc);
+    Out.BySwap = true;
+    return Out;
+  }
   if (OtherDecl && OtherDecl == ThisDecl) {
     F.K = Flow::Covered; // swapping a value with itself changes nothing
     return F;
   }
-  const int OtherIdx = OtherDecl && isa<DeclRefExpr>(skipParensAndCasts(Other))
-                           ? trackedIndex(OtherDecl)
-                           : -1;
-  if (OtherIdx < 0)
-    return assignedInto(Other, CE, This, F.Loc);
+  const int OtherIdx = OtherDecl && isName(Other) ? trackedIndex(OtherDecl) : -1;
+  if (OtherIdx < 0) {
+    Flow Out = assignedInto(Other, CE, This, F.Loc);
+    Out.BySwap = Out.K == Flow::Escape;
+    return Out;
+  }
   if (IsSecond) {
     F.K = Flow::Covered; // the first operand's event trades both
     return F;

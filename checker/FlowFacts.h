@@ -88,6 +88,7 @@ struct Event {
   InitKind AssignInit = InitKind::Unknown; // Assign: what the new value is
   int AssignSource = -1;
   unsigned SwapWith = 0; // Swap: the tracked value this one trades states with
+  bool BySwap = false;   // Escape: traded into untracked storage (not a use of the value)
   Finding Report; // Report: a finding about a temporary, emitted if reached
 };
 
@@ -110,6 +111,7 @@ struct Flow {
   InitKind AssignInit = InitKind::Unknown;
   int AssignSource = -1;
   int SwapOther = -1; // SwapWith: the other tracked value
+  bool BySwap = false; // Escape: a swap with untracked storage
   // Moved into a new object (a move construction) that is then dropped.
   const CXXConstructExpr *DroppedObject = nullptr;
 };

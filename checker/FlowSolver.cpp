@@ -197,7 +197,8 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
     VS.MovedAt = E.Loc;
     return;
   case EventKind::Escape:
-    if (!reportUseAfter(E.Value, VS, false, E.Loc, Out) && ReportEscapes && Out &&
+    // A swap into untracked storage moves whatever the name holds: not a use of it.
+    if (!(!E.BySwap && reportUseAfter(E.Value, VS, false, E.Loc, Out)) && ReportEscapes && Out &&
         (VS.Bits & Live) && !(VS.Bits & Untracked)) {
       RawFinding R = findingAt(FindingKind::Escape, E);
       R.F.Escape = E.Escape;
@@ -213,11 +214,18 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
     reportNotReleased(E.Value, VS, ExitKind::Assignment, E.Loc, Out);
     acquire(E.Value, E.AssignInit, E.AssignSource, E.Loc, State);
     return;
-  case EventKind::Swap:
-    // Trading places is not a use: a released or moved-from stage may be swapped.
-    std::swap(VS, State.Values[E.SwapWith]);
-    VS.SwappedAt = State.Values[E.SwapWith].SwappedAt = E.Loc;
+  case EventKind::Swap: {
+    // Trading places is not a use: a released or moved-from stage may be swapped. Untracked
+    // describes a name (a reference to it escaped), not the stage in it: if either name is,
+    // neither is followed after the trade.
+    ValueState &Other = State.Values[E.SwapWith];
+    const bool Escaped = (VS.Bits | Other.Bits) & Untracked;
+    std::swap(VS, Other);
+    VS.SwappedAt = Other.SwappedAt = E.Loc;
+    if (Escaped)
+      VS.Bits = Other.Bits = Untracked;
     return;
+  }
   case EventKind::Report:
     return;
   }

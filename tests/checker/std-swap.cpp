@@ -90,6 +90,34 @@ void swapsOnOnePath(Pipeline &pipe, bool flip) {
 // CHECK-NOTES: :[[@LINE-4]]:1: note: the scope of 'b' ends here
 // CHECK-NOTES: :[[@LINE-5]]:1: note: call release() or release_without_signal() before leaving the scope
 
+struct Parking {
+  ConsumerStage spare;
+  // Accepted: a released stage traded into a member is not a use, and no obligation leaves.
+  void trade(Pipeline &pipe) {
+    ConsumerStage s = pipe.acquire_consumer();
+    s.release();
+    std::swap(s, spare);
+  }
+};
+
+// Rejected (escapes): a trade is followed between two names only; through `c ? a : b` the
+// stages go where the analysis cannot say, so each live one is reported as escaping.
+void swapsWithAChoice(Pipeline &pipe, bool flip) {
+  ConsumerStage t = pipe.acquire_consumer();
+  ConsumerStage a = pipe.acquire_consumer();
+  ConsumerStage b = pipe.acquire_consumer();
+  std::swap(t, flip ? a : b);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'a' escapes into storage the analysis does not track and its release can no longer be checked [linpipe-linear-stage]
+  // CHECK-NOTES: :[[@LINE-2]]:3: note: release it first, or hand it over on purpose through a function annotated 'linpipe::hand_off' such as linpipe::hand_off()
+  // CHECK-NOTES: :[[@LINE-3]]:3: warning: 'b' escapes into storage the analysis does not track and its release can no longer be checked [linpipe-linear-stage]
+  // CHECK-NOTES: :[[@LINE-4]]:3: note: release it first, or hand it over on purpose through a function annotated 'linpipe::hand_off' such as linpipe::hand_off()
+  // CHECK-NOTES: :[[@LINE-5]]:3: warning: 't' escapes into storage the analysis does not track and its release can no longer be checked [linpipe-linear-stage]
+  // CHECK-NOTES: :[[@LINE-6]]:3: note: release it first, or hand it over on purpose through a function annotated 'linpipe::hand_off' such as linpipe::hand_off()
+  t.release();
+  a.release();
+  b.release();
+}
+
 struct Holder {
   ConsumerStage held;
   // Rejected (an escape): the stage goes into a member the analysis does not follow.
