@@ -6,6 +6,8 @@
 
 #include "DefaultChecks.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -29,17 +31,19 @@ llvm::Error enableLinpipeChecksByDefault() {
   if (!path::user_config_directory(UserConfig) || !path::cache_directory(Home))
     return llvm::createStringError("no user config or cache folder");
   path::append(UserConfig, "clangd", "config.yaml");
-  path::append(Home, "linpipe-clangd", "config");
-  llvm::SmallString<256> Folder(Home);
-  path::append(Folder, "clangd");
-  if (std::error_code EC = fs::create_directories(Folder))
-    return llvm::createStringError(EC, "cannot create " + Folder);
-
   std::string Text = LinpipeConfigFragment;
   if (auto Own = llvm::MemoryBuffer::getFile(UserConfig)) {
     Text += "---\n";
     Text += (*Own)->getBuffer().str();
   }
+  // One folder per combined text: linpipe-clangds running at once with different user configs
+  // (or tests) never read each other's, and the same text is shared.
+  path::append(Home, "linpipe-clangd", "config-" + llvm::utohexstr(llvm::xxh3_64bits(Text)));
+  llvm::SmallString<256> Folder(Home);
+  path::append(Folder, "clangd");
+  if (std::error_code EC = fs::create_directories(Folder))
+    return llvm::createStringError(EC, "cannot create " + Folder);
+
   // Written aside and renamed over: clangds starting together never read half a file.
   llvm::SmallString<256> Target(Folder), Temp;
   path::append(Target, "config.yaml");

@@ -20,7 +20,8 @@ namespace linpipe::clangd {
 /// The fragment linpipe-clangd puts ahead of the user's config.
 extern const char LinpipeConfigFragment[];
 
-/// Writes the combined user config into linpipe-clangd's cache folder and sets
+/// Writes the combined user config into linpipe-clangd's cache folder (one folder per
+/// combined text) and sets
 /// XDG_CONFIG_HOME to it (for this process and the clangd in it).
 llvm::Error enableLinpipeChecksByDefault();
 

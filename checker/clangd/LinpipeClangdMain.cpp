@@ -79,8 +79,17 @@ std::string loneCheckDatabase(const char *Argv0, llvm::StringRef File) {
   llvm::sys::path::append(Database, "compile_commands.json");
   std::error_code EC;
   llvm::raw_fd_ostream Out(Database, EC);
-  Out << llvm::json::Value(std::move(Entries));
-  return EC ? "" : std::string(Dir);
+  if (!EC) {
+    Out << llvm::json::Value(std::move(Entries));
+    Out.close();
+  }
+  if (EC || Out.has_error()) {
+    Out.clear_error();
+    llvm::errs() << "linpipe-clangd: cannot write " << Database << "; checking it without them\n";
+    llvm::sys::fs::remove_directories(Dir);
+    return "";
+  }
+  return std::string(Dir);
 }
 
 } // namespace
@@ -94,12 +103,16 @@ int main(int argc, char *argv[]) {
       hasResourceDir = true;
     if (startsWith(argv[i], "--compile-commands-dir") || startsWith(argv[i], "-compile-commands-dir"))
       hasDatabaseDir = true;
-    if (std::strcmp(argv[i], "--enable-config=false") == 0 ||
-        std::strcmp(argv[i], "--enable-config=0") == 0)
-      configOff = true;
+    if (startsWith(argv[i], "--enable-config=") || startsWith(argv[i], "-enable-config=")) {
+      const std::string value = llvm::StringRef(std::strchr(argv[i], '=') + 1).lower();
+      configOff = value == "false" || value == "0";
+    }
     if (startsWith(argv[i], "--check=") || startsWith(argv[i], "-check="))
       checkFile = std::strchr(argv[i], '=') + 1;
-    if (std::strcmp(argv[i], "--check") == 0 || startsWith(argv[i], "--help") ||
+    // Not an editor's LSP stream on stdin: nothing to put a proxy in front of.
+    if (startsWith(argv[i], "--input-style") || startsWith(argv[i], "-input-style") ||
+        startsWith(argv[i], "--lit-test") || startsWith(argv[i], "-lit-test") ||
+        std::strcmp(argv[i], "--check") == 0 || startsWith(argv[i], "--help") ||
         startsWith(argv[i], "-help") || std::strcmp(argv[i], "--version") == 0 ||
         std::strcmp(argv[i], "-version") == 0)
       notServing = true;

@@ -28,14 +28,24 @@ namespace path = llvm::sys::path;
 bool hasCompileCommands(llvm::StringRef File) {
   llvm::SmallString<256> Dir(File);
   fs::make_absolute(Dir);
+  path::remove_dots(Dir, /*remove_dot_dot=*/true);
+  const auto exists = [](llvm::StringRef D, llvm::StringRef Sub, llvm::StringRef Name) {
+    llvm::SmallString<256> Candidate(D);
+    path::append(Candidate, Sub, Name);
+    return fs::exists(Candidate);
+  };
   for (llvm::StringRef D = path::parent_path(Dir); !D.empty(); D = path::parent_path(D)) {
-    for (llvm::StringRef Sub : {"", "build"})
-      for (llvm::StringRef Name : {"compile_commands.json", "compile_flags.txt"}) {
-        llvm::SmallString<256> Candidate(D);
-        path::append(Candidate, Sub, Name);
-        if (fs::exists(Candidate))
-          return true;
-      }
+    // Where clangd looks by itself.
+    if (exists(D, "", "compile_commands.json") || exists(D, "build", "compile_commands.json") ||
+        exists(D, "", "compile_flags.txt"))
+      return true;
+    // A project .clangd may name its database elsewhere (CompileFlags: CompilationDatabase):
+    // then the project decides, not linpipe-clangd.
+    llvm::SmallString<256> Config(D);
+    path::append(Config, ".clangd");
+    if (auto Text = llvm::MemoryBuffer::getFile(Config);
+        Text && (*Text)->getBuffer().contains("CompilationDatabase"))
+      return true;
     if (D == path::root_path(D))
       break;
   }
@@ -48,8 +58,11 @@ bool importsLinpipe(llvm::StringRef Source) {
 }
 
 std::string linpipeTidyPath(const char *Argv0) {
-  if (const char *Env = std::getenv("LINPIPE_TIDY"); Env && *Env)
+  if (const char *Env = std::getenv("LINPIPE_TIDY"); Env && *Env) {
+    if (llvm::ErrorOr<std::string> Found = llvm::sys::findProgramByName(Env))
+      return *Found;
     return Env;
+  }
   static int Anchor;
   llvm::SmallString<256> Beside(path::parent_path(fs::getMainExecutable(Argv0, &Anchor)));
   path::append(Beside, "linpipe-tidy");
@@ -65,11 +78,15 @@ llvm::Expected<std::vector<std::string>> loneFileCommand(llvm::StringRef Tool,
     return llvm::createStringError(EC, "cannot create a temporary file");
   llvm::scope_exit Remove([&] { fs::remove(Out); });
   // linpipe-tidy's stderr is clangd's log: the first use says it builds the module interfaces.
-  const std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(Out),
+  // Its stdin is /dev/null: the editor's stream is clangd's alone. A cold build of the CUDA
+  // flavours takes about a minute here; past 10 minutes it is given up.
+  const std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(Out),
                                                       std::nullopt};
+  constexpr unsigned TimeoutSeconds = 600;
   std::string Message;
-  const int Status = llvm::sys::ExecuteAndWait(
-      Tool, {Tool, "--print-compile-command", File}, std::nullopt, Redirects, 0, 0, &Message);
+  const int Status =
+      llvm::sys::ExecuteAndWait(Tool, {Tool, "--print-compile-command", File}, std::nullopt,
+                                Redirects, TimeoutSeconds, 0, &Message);
   if (Status != 0)
     return llvm::createStringError("'" + Tool.str() + " --print-compile-command " + File.str() +
                                    "' failed" + (Message.empty() ? "" : ": " + Message));

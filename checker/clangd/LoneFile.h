@@ -17,7 +17,8 @@
 
 namespace linpipe::clangd {
 
-/// Whether clangd finds compile commands for \p File by itself, looking where it looks.
+/// Whether clangd finds compile commands for \p File by itself, looking where it looks, or a
+/// project .clangd up the tree names a compilation database.
 bool hasCompileCommands(llvm::StringRef File);
 
 /// Whether \p Source has an `import linpipe;` line.

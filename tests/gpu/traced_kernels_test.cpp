@@ -156,7 +156,8 @@ TEST_P(TracedGemm, ComputesTheSameAndTracesEveryKSlice) {
   LINPIPE_CUDA_OK(poison_bf16(traced_c, nc));
 
   int ctas = 0;
-  const GemmConfig config{};
+  GemmConfig config{};
+  config.cluster_m = 1;  // CTA i walks tiles i, i + grid, ... (the checks below rely on it)
   LINPIPE_CUDA_OK(gemm_bf16_grid_ctas(config, &ctas));
   const int tiles = (s.m / gemm_tile_m) * (s.n / gemm_tile_n);
   const int k_tiles = s.k / gemm_tile_k;
