@@ -6,7 +6,10 @@
 // lap, and releasing it acts on that slot, so a role may hold several stages at once (up to the
 // ring's depth) and release them in any order. Three layers hold users to that, as Mojo's linear types do:
 //  1. the type: move-only, [[nodiscard]], and clang's typestate attributes, so -Wconsumed
-//     (an error in linpipe builds) flags leaks, double releases and uses after release/move;
+//     (an error in linpipe builds) flags leaks, double releases and uses after release/move.
+//     A stage passed by non-const reference (a helper, std::swap) is in -Wconsumed's
+//     'unknown' state afterwards; every member accepts 'unknown' too, so correct code that
+//     does that builds, and the linpipe check (which follows such calls) judges it;
 //  2. the linpipe-linear-stage clang-tidy check, keyed on the linpipe::* annotations below;
 //  3. in debug builds, destroying an unreleased stage reports it and traps (device) or aborts.
 module;
@@ -148,40 +151,40 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
   ConsumerStage& operator=(const ConsumerStage&) = delete;
   LINPIPE_HOST_DEVICE ConsumerStage(ConsumerStage&& other) noexcept : Claim(static_cast<Claim&&>(other)) {}
   // Only onto a released or moved-from stage: overwriting a live one would leak it.
-  [[clang::callable_when("consumed")]] LINPIPE_HOST_DEVICE ConsumerStage& operator=(
+  [[clang::callable_when("consumed", "unknown")]] LINPIPE_HOST_DEVICE ConsumerStage& operator=(
       ConsumerStage&& other) noexcept {
     this->take(other);
     return *this;
   }
-  [[clang::callable_when("consumed")]] LINPIPE_HOST_DEVICE ~ConsumerStage() { this->check_released(); }
+  [[clang::callable_when("consumed", "unknown")]] LINPIPE_HOST_DEVICE ~ConsumerStage() { this->check_released(); }
 
   // The ring slot this stage holds, in [0, NumStages).
-  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE std::uint32_t index() const {
+  [[clang::callable_when("unconsumed", "unknown")]] LINPIPE_HOST_DEVICE std::uint32_t index() const {
     return index_;
   }
   // The lap this stage was acquired on (the consumer's first lap is 0).
-  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE std::uint32_t lap() const {
+  [[clang::callable_when("unconsumed", "unknown")]] LINPIPE_HOST_DEVICE std::uint32_t lap() const {
     return lap_;
   }
   // The empty barrier, for special signalling (e.g. remote arrives in a cluster): arrivals
   // only; expect-tx and complete-tx there fail to compile (they belong on the full barrier).
-  [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
+  [[clang::callable_when("unconsumed", "unknown"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
   EmptyBarrier<Handle> mbar() const {
     return EmptyBarrier<Handle>(backend_.empty_handle(index_));
   }
   // Arrives on the empty barrier without consuming; follow with release_without_signal().
-  [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals"),
+  [[clang::callable_when("unconsumed", "unknown"), clang::annotate("linpipe::signals"),
     clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void arrive() const {
     backend_.arrive_empty(index_);
   }
   // Arrives on this slot's empty barrier (the producer may refill it) and ends the claim.
-  [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
+  [[clang::callable_when("unconsumed", "unknown"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
     clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void release() {
     backend_.arrive_empty(index_);
     finish();
   }
   // Ends the claim without arriving: the signal was sent through arrive() or mbar().
-  [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
+  [[clang::callable_when("unconsumed", "unknown"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
     clang::annotate("linpipe::needs_signal")]] LINPIPE_HOST_DEVICE void release_without_signal() {
     finish();
   }
@@ -235,27 +238,27 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
   ProducerStage(const ProducerStage&) = delete;
   ProducerStage& operator=(const ProducerStage&) = delete;
   LINPIPE_HOST_DEVICE ProducerStage(ProducerStage&& other) noexcept : Claim(static_cast<Claim&&>(other)) {}
-  [[clang::callable_when("consumed")]] LINPIPE_HOST_DEVICE ProducerStage& operator=(
+  [[clang::callable_when("consumed", "unknown")]] LINPIPE_HOST_DEVICE ProducerStage& operator=(
       ProducerStage&& other) noexcept {
     this->take(other);
     return *this;
   }
-  [[clang::callable_when("consumed")]] LINPIPE_HOST_DEVICE ~ProducerStage() { this->check_released(); }
+  [[clang::callable_when("consumed", "unknown")]] LINPIPE_HOST_DEVICE ~ProducerStage() { this->check_released(); }
 
-  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE std::uint32_t index() const {
+  [[clang::callable_when("unconsumed", "unknown")]] LINPIPE_HOST_DEVICE std::uint32_t index() const {
     return index_;
   }
   // The lap this stage was acquired on (the producer's first lap is 1).
-  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE std::uint32_t lap() const {
+  [[clang::callable_when("unconsumed", "unknown")]] LINPIPE_HOST_DEVICE std::uint32_t lap() const {
     return lap_;
   }
   // The full barrier's handle: expect-tx bytes, the copy engine's completion, or arrive().
-  [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
+  [[clang::callable_when("unconsumed", "unknown"), clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE
   FullBarrier<Handle> mbar() const {
     return FullBarrier<Handle>(backend_.full_handle(index_));
   }
   // Ends the claim; signals nothing (see mbar()).
-  [[clang::callable_when("unconsumed"), clang::set_typestate(consumed), clang::annotate("linpipe::consume")]] LINPIPE_HOST_DEVICE void
+  [[clang::callable_when("unconsumed", "unknown"), clang::set_typestate(consumed), clang::annotate("linpipe::consume")]] LINPIPE_HOST_DEVICE void
   release() {
     finish();
   }

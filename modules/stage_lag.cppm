@@ -41,10 +41,10 @@ class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::line
   StageLag(const StageLag&) = delete;
   StageLag& operator=(const StageLag&) = delete;
   // Debug builds: a stage still held here when the lag dies trips that stage's own backstop.
-  [[clang::callable_when("consumed")]] LINPIPE_HOST_DEVICE ~StageLag() {}
+  [[clang::callable_when("consumed", "unknown")]] LINPIPE_HOST_DEVICE ~StageLag() {}
 
   // Takes `stage`; if Depth stages were already held, the oldest is released first.
-  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE void push(Stage&& stage) {
+  [[clang::callable_when("unconsumed", "unknown")]] LINPIPE_HOST_DEVICE void push(Stage&& stage) {
     if (held_[0].live()) release_(static_cast<Stage&&>(held_[0]));
 #pragma unroll
     for (int i = 0; i + 1 < Depth; ++i) held_[i] = static_cast<Stage&&>(held_[i + 1]);
@@ -52,7 +52,7 @@ class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::line
   }
 
   // Releases every held stage, oldest first; the lag is consumed.
-  [[clang::callable_when("unconsumed"), clang::set_typestate(consumed),
+  [[clang::callable_when("unconsumed", "unknown"), clang::set_typestate(consumed),
     clang::annotate("linpipe::consume")]] LINPIPE_HOST_DEVICE void flush() {
 #pragma unroll
     for (int i = 0; i < Depth; ++i) {
@@ -61,7 +61,7 @@ class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::line
   }
 
   // How many stages are held now (0..Depth).
-  [[clang::callable_when("unconsumed")]] LINPIPE_HOST_DEVICE int size() const {
+  [[clang::callable_when("unconsumed", "unknown")]] LINPIPE_HOST_DEVICE int size() const {
     int n = 0;
 #pragma unroll
     for (int i = 0; i < Depth; ++i) n += held_[i].live() ? 1 : 0;

@@ -86,6 +86,32 @@ TEST(LiveStages, OutOfOrderReleaseFreesThatSlotOnly) {
   EXPECT_TRUE(producer.try_wait_producer());
 }
 
+// A helper that takes a stage by (non-const) reference, as kernels' helpers do.
+template <class Stage>
+std::uint32_t slot_of(Stage& stage) {
+  return stage.index();
+}
+
+// Stages passed by reference to a helper, or swapped, then released: this file builds with
+// -Werror=consumed, for which such a stage is 'unknown' afterwards (the build is half the test),
+// and the swap trades slots, so releasing each name frees the slot it holds now.
+TEST(LiveStages, StagesPassedByReferenceOrSwappedStillRelease) {
+  Ring<2> ring;
+  auto producer = ring.pipeline();
+  auto consumer = ring.pipeline();
+  fill(ring, producer, 10, 2);
+  auto first = consumer.acquire_consumer();
+  auto second = consumer.acquire_consumer();
+  EXPECT_EQ(slot_of(first), 0u);
+  std::swap(first, second);
+  EXPECT_EQ(first.index(), 1u);
+  EXPECT_EQ(second.index(), 0u);
+  first.release();
+  EXPECT_FALSE(producer.try_wait_producer()) << "slot 0 is still held, now by `second`";
+  second.release();
+  EXPECT_TRUE(producer.try_wait_producer());
+}
+
 // A stage kept across loop iterations (the Hopper mainloop: release k-1 once k is issued).
 TEST(LiveStages, PreviousStageHeldAcrossIterations) {
   Ring<3> ring;

@@ -18,19 +18,19 @@
 #endif
 
 #define LP_LINEAR [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]]
-#define LP_USE [[clang::callable_when("unconsumed")]]
-#define LP_SIGNALS [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals")]]
+#define LP_USE [[clang::callable_when("unconsumed", "unknown")]]
+#define LP_SIGNALS [[clang::callable_when("unconsumed", "unknown"), clang::annotate("linpipe::signals")]]
 #define LP_ARRIVE                                                                          \
-  [[clang::callable_when("unconsumed"), clang::annotate("linpipe::signals"),               \
+  [[clang::callable_when("unconsumed", "unknown"), clang::annotate("linpipe::signals"),               \
     clang::annotate("linpipe::arrives")]]
 #define LP_RELEASE                                                                         \
-  [[clang::callable_when("unconsumed"), clang::set_typestate(consumed),                    \
+  [[clang::callable_when("unconsumed", "unknown"), clang::set_typestate(consumed),                    \
     clang::annotate("linpipe::consume"), clang::annotate("linpipe::arrives")]]
 #define LP_RELEASE_SILENT                                                                  \
-  [[clang::callable_when("unconsumed"), clang::set_typestate(consumed),                    \
+  [[clang::callable_when("unconsumed", "unknown"), clang::set_typestate(consumed),                    \
     clang::annotate("linpipe::consume"), clang::annotate("linpipe::needs_signal")]]
 #define LP_STEP                                                                            \
-  [[clang::callable_when("unconsumed"), clang::set_typestate(consumed),                    \
+  [[clang::callable_when("unconsumed", "unknown"), clang::set_typestate(consumed),                    \
     clang::annotate("linpipe::consume")]]
 
 namespace lp {
@@ -52,8 +52,8 @@ class LP_LINEAR ConsumerStage {
 public:
   LP_HD ConsumerStage(ConsumerStage &&other) noexcept;
   ConsumerStage(const ConsumerStage &) = delete;
-  [[clang::callable_when("consumed")]] LP_HD ConsumerStage &operator=(ConsumerStage &&other) noexcept;
-  [[clang::callable_when("consumed")]] LP_HD ~ConsumerStage();
+  [[clang::callable_when("consumed", "unknown")]] LP_HD ConsumerStage &operator=(ConsumerStage &&other) noexcept;
+  [[clang::callable_when("consumed", "unknown")]] LP_HD ~ConsumerStage();
 
   LP_USE LP_HD unsigned index() const;
   LP_SIGNALS LP_HD Handle mbar() const;
@@ -72,8 +72,8 @@ class LP_LINEAR ProducerStage {
 public:
   LP_HD ProducerStage(ProducerStage &&other) noexcept;
   ProducerStage(const ProducerStage &) = delete;
-  [[clang::callable_when("consumed")]] LP_HD ProducerStage &operator=(ProducerStage &&other) noexcept;
-  [[clang::callable_when("consumed")]] LP_HD ~ProducerStage();
+  [[clang::callable_when("consumed", "unknown")]] LP_HD ProducerStage &operator=(ProducerStage &&other) noexcept;
+  [[clang::callable_when("consumed", "unknown")]] LP_HD ~ProducerStage();
 
   LP_USE LP_HD unsigned index() const;
   LP_SIGNALS LP_HD Handle mbar() const;
@@ -91,8 +91,8 @@ class LP_LINEAR Ticket {
 public:
   [[clang::return_typestate(unconsumed)]] LP_HD Ticket(int id);
   LP_HD Ticket(Ticket &&other) noexcept;
-  [[clang::callable_when("consumed")]] LP_HD Ticket &operator=(Ticket &&other) noexcept;
-  [[clang::callable_when("consumed")]] LP_HD ~Ticket();
+  [[clang::callable_when("consumed", "unknown")]] LP_HD Ticket &operator=(Ticket &&other) noexcept;
+  [[clang::callable_when("consumed", "unknown")]] LP_HD ~Ticket();
   LP_USE LP_HD int id() const;
   LP_STEP LP_HD void finish() &&;
 };
@@ -128,7 +128,7 @@ class LP_LINEAR Lag {
 public:
   [[clang::return_typestate(unconsumed), clang::annotate("linpipe::acquires")]] LP_HD Lag();
   Lag(const Lag &) = delete;
-  [[clang::callable_when("consumed")]] LP_HD ~Lag();
+  [[clang::callable_when("consumed", "unknown")]] LP_HD ~Lag();
   LP_USE LP_HD void push(ConsumerStage &&stage);
   LP_STEP LP_HD void flush();
 };
@@ -138,7 +138,7 @@ template <int N>
 class LP_LINEAR Slot {
 public:
   LP_HD Slot(Slot &&other) noexcept;
-  [[clang::callable_when("consumed")]] LP_HD ~Slot();
+  [[clang::callable_when("consumed", "unknown")]] LP_HD ~Slot();
   LP_USE LP_HD int value() const;
   LP_STEP LP_HD void release();
 };
