@@ -180,6 +180,60 @@ TEST(Trace, AFullSliceCountsDropsAndStaysInItsSlice) {
   EXPECT_EQ(roles[0].events, 16u + 16);
 }
 
+// Stages release in any order, and a role may step past a slot without claiming it: each
+// release still names the claim (slot and lap) it ended, after that claim.
+TEST(Trace, ReleasesKeepTheirClaimWhateverTheOrder) {
+  linpipe::HostSignal signals[Backend::storage_elems()];
+  Traced(signals).init_mbars(1, 1);
+  linpipe::TraceBuffer trace(2, 512);
+  {
+    Traced producer(signals, "order", trace.slice(0));
+    Traced consumer(signals, "order", trace.slice(1));
+    for (int round = 0; round < 6; ++round) {
+      auto first = producer.acquire_producer();
+      auto second = producer.acquire_producer();
+      auto third = producer.acquire_producer();
+      third.mbar().arrive();
+      first.mbar().arrive();
+      second.mbar().arrive();
+      third.release();  // newest first
+      first.release();
+      second.release();
+      for (int i = 0; i < 3; ++i) {
+        if (round % 2 == 1 && i == 1) {
+          consumer.wait_consumer();
+          consumer.consumer_signal_and_step();  // no claim: the slot's next claim is a lap on
+          continue;
+        }
+        auto taken = consumer.acquire_consumer();
+        taken.release();
+      }
+    }
+  }
+  for (std::uint32_t s : {0u, 1u}) {
+    const Slice slice = read_slice(trace, s);
+    const Role role = s == 0 ? Role::producer : Role::consumer;
+    expect_well_formed(slice, role);
+    auto counts = count_events(slice);
+    EXPECT_EQ(counts[TraceEvent::release], counts[TraceEvent::acquire]) << "slice " << s;
+    EXPECT_EQ(counts[TraceEvent::acquire], s == 0 ? 18 : 15) << "slice " << s;
+    // Releases are not counted records (each writes its acquire's release slot).
+    EXPECT_EQ(slice.header.count + counts[TraceEvent::release], slice.events.size());
+    // Every claim's release comes after it, and before the role's next claim after it.
+    for (std::size_t i = 0; i < slice.events.size(); ++i) {
+      const auto& claim = slice.events[i];
+      if (claim.event != TraceEvent::acquire) continue;
+      bool released = false;
+      for (std::size_t j = i + 1; j < slice.events.size() && !released; ++j) {
+        released = slice.events[j].event == TraceEvent::release &&
+                   slice.events[j].stage == claim.stage && slice.events[j].lap == claim.lap;
+      }
+      EXPECT_TRUE(released) << "slice " << s << ": claim of stage " << int(claim.stage)
+                            << " lap " << claim.lap << " has no release after it";
+    }
+  }
+}
+
 TEST(Trace, JsonHasATrackPerRoleAndASlicePerWait) {
   linpipe::HostSignal signals[Backend::storage_elems()];
   Traced(signals).init_mbars(1, 1);
