@@ -34,6 +34,25 @@ LINPIPE_HOST_DEVICE inline constexpr std::uint64_t wgmma_desc_k_major_sw128(
          (std::uint64_t{1} << 16) | (std::uint64_t{1024 >> 4} << 32) | (std::uint64_t{1} << 62);
 }
 
+// The descriptor of an N-major (MN-major) operand stored as the tensor copy engine writes it
+// with CU_TENSOR_MAP_SWIZZLE_128B: boxes of 64 N-columns (128 bytes) by K rows, each row 128
+// bytes, `box_bytes` apart along N (leading byte offset: the next 64 columns), 8-row groups
+// 1024 bytes apart along K (stride byte offset); the tile 1024-byte aligned. Step along K by
+// adding (16 rows x 128 bytes) >> 4 = 128 per k16 step.
+LINPIPE_HOST_DEVICE inline constexpr std::uint64_t wgmma_desc_mn_major_sw128(std::uint32_t shared_addr,
+                                                                             std::uint32_t box_bytes) {
+  return (static_cast<std::uint64_t>((shared_addr & 0x3FFFFu) >> 4)) |
+         (static_cast<std::uint64_t>((box_bytes & 0x3FFFFu) >> 4) << 16) |
+         (std::uint64_t{1024 >> 4} << 32) | (std::uint64_t{1} << 62);
+}
+
+// Two fp32 accumulators -> one bf16x2 register (lo in the low half), round to nearest.
+LINPIPE_DEVICE inline std::uint32_t pack_bf16x2(float lo, float hi) {
+  std::uint32_t packed;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+  return packed;
+}
+
 // wgmma.fence.sync.aligned;
 // PTX ISA 8.0, SM_90a. Orders earlier register and shared-memory accesses before the
 // warpgroup's next wgmma.mma_async (issue it before the first mma that touches the accumulators).
@@ -134,6 +153,61 @@ LINPIPE_DEVICE inline void wgmma_m64n256k16_bf16(float (&d)[128], std::uint64_t 
         "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
         "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
       : "l"(a_desc), "l"(b_desc), "r"(scale_d)
+      : "memory");
+#else
+  linpipe_ptx_wgmma_needs_SM_90a();
+#endif
+}
+
+
+// wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {d0..d31}, {a0..a3}, b_desc, p, 1, 1, 1;
+// PTX ISA 8.0, SM_90a. D (64 x 64 fp32, 32 registers a thread) += A (64 x 16 bf16, in
+// registers: the thread's rows and k-columns of an m64nNk16 accumulator, see
+// pack_accumulators_bf16) x B (16 x 64, N-major in shared memory: wgmma_desc_mn_major_sw128);
+// scale_d == 0 overwrites D instead. Issued by all 128 threads of a warpgroup, after a
+// wgmma_fence() that follows the last write of `a` and of D.
+LINPIPE_DEVICE inline void wgmma_m64n64k16_bf16_rs_nmajor(float (&d)[32], const std::uint32_t (&a)[4],
+                                                       std::uint64_t b_desc, std::uint32_t scale_d) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %37, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+      "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d)
+      : "memory");
+#else
+  linpipe_ptx_wgmma_needs_SM_90a();
+#endif
+}
+
+// wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {d0..d63}, {a0..a3}, b_desc, p, 1, 1, 1;
+// PTX ISA 8.0, SM_90a. D (64 x 128 fp32, 64 registers a thread) += A (64 x 16 bf16, in
+// registers: the thread's rows and k-columns of an m64nNk16 accumulator, see
+// pack_accumulators_bf16) x B (16 x 128, N-major in shared memory: wgmma_desc_mn_major_sw128);
+// scale_d == 0 overwrites D instead. Issued by all 128 threads of a warpgroup, after a
+// wgmma_fence() that follows the last write of `a` and of D.
+LINPIPE_DEVICE inline void wgmma_m64n128k16_bf16_rs_nmajor(float (&d)[64], const std::uint32_t (&a)[4],
+                                                       std::uint64_t b_desc, std::uint32_t scale_d) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %69, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d)
       : "memory");
 #else
   linpipe_ptx_wgmma_needs_SM_90a();

@@ -7,13 +7,15 @@ cd "$(dirname "$0")/.."
 cmake_bin=$(scripts/setup.sh)
 "$cmake_bin" --preset default >/dev/null
 "$cmake_bin" --build --preset default --target cuda_import_test gpu_pingpong_test \
-  gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test gpu_traced_kernels_test
+  gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test gpu_traced_kernels_test \
+  gpu_attention_test
 "$cmake_bin" --preset release >/dev/null
-"$cmake_bin" --build --preset release --target stream_copy_bench handoff_bench gemm_bench gpu_gemm_test
+"$cmake_bin" --build --preset release --target stream_copy_bench handoff_bench gemm_bench gpu_gemm_test \
+  linpipe_attention_shared
 rm -rf .device && mkdir -p .device
-cp build/default/tests/gpu/{cuda_import_test,gpu_pingpong_test,gpu_stream_copy_test,gpu_hang_detector_test,gpu_gemm_test,gpu_ptx_wrappers_test,gpu_traced_kernels_test} .device/
-cp build/release/kernels/{stream_copy_bench,handoff_bench,gemm_bench} .device/
+cp build/default/tests/gpu/{cuda_import_test,gpu_pingpong_test,gpu_stream_copy_test,gpu_hang_detector_test,gpu_gemm_test,gpu_ptx_wrappers_test,gpu_traced_kernels_test,gpu_attention_test} .device/
+cp build/release/kernels/{stream_copy_bench,handoff_bench,gemm_bench,liblinpipe_attention.so} .device/
 # The GEMM test built without debug checks too: the kernel the benchmarks time.
 cp build/release/tests/gpu/gpu_gemm_test .device/gpu_gemm_test_release
-cp kernels/bench/{run_gpu_suite.sh,compare_handoff_sass.py,plot_stream_copy.py,plot_trace.py,same_device_code.py} .device/
+cp kernels/bench/{run_gpu_suite.sh,compare_handoff_sass.py,plot_stream_copy.py,plot_trace.py,same_device_code.py,attention_bench.py} .device/
 du -sh .device

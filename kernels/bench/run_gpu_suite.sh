@@ -9,7 +9,7 @@ exec > >(tee "$out/suite.log") 2>&1
 status=0
 run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-for t in cuda_import_test gpu_pingpong_test gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_gemm_test_release gpu_ptx_wrappers_test gpu_traced_kernels_test; do
+for t in cuda_import_test gpu_pingpong_test gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_gemm_test_release gpu_ptx_wrappers_test gpu_traced_kernels_test gpu_attention_test; do
   run "$dir/$t" > "$logs/$t.log" 2>&1
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED|^cuda_import_test|^linpipe: |^child: " "$logs/$t.log"
 done
@@ -35,8 +35,13 @@ grep -E "SUMMARY" "$logs/sanitizer_gemm_racecheck.log"
 cuobjdump --dump-sass "$dir/gemm_bench" > "$logs/gemm.sass" 2>&1
 echo "gemm SASS: $(grep -c HGMMA "$logs/gemm.sass") HGMMA, $(grep -cE 'LDL|STL' "$logs/gemm.sass") LDL/STL, $(grep -c UTMASTG "$logs/gemm.sass") UTMASTG, $(grep -c 'STG\.' "$logs/gemm.sass") STG, $(grep -c 'STS' "$logs/gemm.sass") STS"
 run "$dir/gemm_bench" | tee "$logs/gemm.txt"
+run compute-sanitizer --tool synccheck --error-exitcode 9 "$dir/gpu_attention_test" \
+  --gtest_filter='*s127*:*s300d64*' > "$logs/sanitizer_attention_synccheck.log" 2>&1
+grep -E "SUMMARY|PASSED|FAILED" "$logs/sanitizer_attention_synccheck.log"
+run python3 "$dir/attention_bench.py" "$dir/liblinpipe_attention.so" | tee "$logs/attention.txt"
 echo "== summary =="
 cat "$logs/handoff.txt" "$logs/handoff_sass.txt"
 tail -n 8 "$logs/stream_copy.txt"
 tail -n 13 "$logs/gemm.txt"
+tail -n 26 "$logs/attention.txt"
 exit $status

@@ -1,0 +1,378 @@
+// attention_bf16's kernel (see attention.h). One CTA: 128 query rows of one (batch, head).
+// Warp 0 loads, through three linpipe pipelines: the Q tile once (a one-stage pipeline whose
+// stage the consumers hold to the end), then each K tile and each V tile into its own
+// two-stage ring, so the next K tile lands while the consumers still multiply by this V.
+// Consumer warpgroup w owns query rows 64w..64w+63: per K/V tile it computes S = Q K^T with
+// wgmma (both operands K-major in 128B-swizzled shared memory), masks the tail and the causal
+// triangle, updates the running row maximum and sum (base 2, fp32), rescales its output
+// accumulators, converts P to bf16 in registers (an m64nNk16 accumulator's layout is wgmma's
+// register-A layout) and adds P V with wgmma (V N-major: tensor-map rows are keys). Each
+// stage is released once the wgmma group reading it has retired. Tiles past the sequence are
+// read as the next head's rows or the copy engine's zeros, and masked or not stored.
+#include "attention.h"
+
+#include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+
+import linpipe;
+
+namespace linpipe::kernels {
+namespace {
+
+constexpr int block_q = attention_block_q;
+constexpr int block_kv = attention_block_kv;
+constexpr int box_cols = 64;  // one 128-byte swizzle span of bf16
+constexpr int kv_stages = 2;
+constexpr int consumer_warpgroups = 2;
+constexpr int threads = 128 * (1 + consumer_warpgroups);
+constexpr int consumer_threads = 128 * consumer_warpgroups;
+static_assert(block_q == 64 * consumer_warpgroups, "a consumer warpgroup owns 64 query rows");
+static_assert(block_kv == 128, "S is one m64n128 accumulator a warpgroup");
+
+// 128 rows (queries or keys) x HeadDim, as HeadDim / 64 boxes of 128 x 64 (128B-swizzled rows
+// of 128 bytes, the tensor copy engine's layout), each 1024-byte aligned.
+template <int HeadDim>
+struct Tile {
+  static constexpr int boxes = HeadDim / box_cols;
+  static constexpr std::uint32_t box_bytes = 128 * box_cols * 2;
+  alignas(1024) std::uint16_t box[boxes][128 * box_cols];
+};
+
+using QPipeline = ProducerConsumerPipeline<1>;
+using KvPipeline = ProducerConsumerPipeline<kv_stages>;
+
+template <int HeadDim>
+struct SharedMemory {
+  PipelineStorage<QPipeline, Tile<HeadDim>> q;
+  PipelineStorage<KvPipeline, Tile<HeadDim>> k;
+  PipelineStorage<KvPipeline, Tile<HeadDim>> v;
+
+  // At the first 1024-byte aligned address of the dynamic shared memory (the launch
+  // guarantees 16); smem_bytes leaves room for the shift.
+  __device__ static SharedMemory& at(std::byte* raw) {
+    constexpr std::uintptr_t align = alignof(SharedMemory);
+    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(raw);
+    return *reinterpret_cast<SharedMemory*>((address + align - 1) & ~(align - 1));
+  }
+};
+template <int HeadDim>
+constexpr std::size_t smem_bytes = sizeof(SharedMemory<HeadDim>) + alignof(SharedMemory<HeadDim>) - 16;
+static_assert(smem_bytes<128> <= NvidiaMbarBackend<kv_stages>::max_storage_bytes,
+              "attention: Q, two K and two V stages of head dim 128 exceed a block's shared memory");
+
+// Which keys the CTA of query block `qb` reads: all tiles, or up to its diagonal when causal.
+__device__ __host__ inline int kv_tiles(int seq, int qb, bool causal) {
+  const int all = (seq + block_kv - 1) / block_kv;
+  const int to_diagonal = (qb * block_q + block_q - 1) / block_kv + 1;
+  return causal && to_diagonal < all ? to_diagonal : all;
+}
+
+// Loads one 128-row tile (rows `row` .. row + 127 of the flattened batch x heads x seq rows)
+// box by box onto the stage's full barrier, which expects the whole tile.
+template <int HeadDim, class Stage>
+__device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, const Stage& stage) {
+  const auto full = stage.mbar();
+  full.arrive_expect_tx(sizeof(Tile<HeadDim>));
+#pragma unroll
+  for (int b = 0; b < Tile<HeadDim>::boxes; ++b)
+    ptx::tma_load_2d(tile.box[b], map, b * box_cols, row, full.address());
+}
+
+// One lane: Q once, then K and V tile by tile. Every stage is released as soon as its loads
+// are issued (the full barrier's expect-tx is the signal); drain() before exit.
+template <int HeadDim>
+__device__ void produce(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
+                        SharedMemory<HeadDim>& shared, const CUtensorMap* map_q,
+                        const CUtensorMap* map_k, const CUtensorMap* map_v, int head_row0, int qb,
+                        int tiles) {
+  auto q = q_pipe.acquire_producer();
+  load_tile(shared.q[q], map_q, head_row0 + qb * block_q, q);
+  q.release();
+  for (int j = 0; j < tiles; ++j) {
+    auto k = k_pipe.acquire_producer();
+    load_tile(shared.k[k], map_k, head_row0 + j * block_kv, k);
+    k.release();
+    auto v = v_pipe.acquire_producer();
+    load_tile(shared.v[v], map_v, head_row0 + j * block_kv, v);
+    v.release();
+  }
+  q_pipe.drain();
+  k_pipe.drain();
+  v_pipe.drain();
+}
+
+// This thread's place in an m64nNk16 accumulator of its warpgroup: rows row0 and row0 + 8
+// (relative to the warpgroup's 64), and for each 8-column group g the columns 8g + col0 and
+// 8g + col0 + 1; value 4g + 2h + c is (row0 + 8h, 8g + col0 + c).
+struct Fragment {
+  int row0;
+  int col0;
+  __device__ explicit Fragment(int t) : row0(16 * (t / 32) + (t % 32) / 4), col0(2 * (t % 4)) {}
+};
+
+// The running softmax statistics of the thread's two rows, base 2, scaled by the softmax
+// scale: max over the keys seen so far and this thread's share of the sum of exp2(x - max)
+// (the four threads of a row hold a quarter each until the end).
+struct RowStats {
+  float max[2] = {-__builtin_inff(), -__builtin_inff()};
+  float sum[2] = {0.0f, 0.0f};
+};
+
+__device__ inline float quad_max(float x) {
+  x = __builtin_fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return __builtin_fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ inline float quad_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// S (64 x 128 of this warpgroup, scores in place) -> P (bf16, as wgmma's A operand): masks
+// keys past the sequence and, when causal, after the query; folds the tile into `stats`;
+// rescales `o` by how much each row's maximum grew.
+template <int OutRegs>
+__device__ __forceinline__ void softmax_tile(float (&s)[64], float (&o)[OutRegs], std::uint32_t (&p)[32],
+                                             RowStats& stats, const Fragment& f, int query0, int key0,
+                                             int seq, bool causal, float scale_log2) {
+  float tile_max[2] = {-__builtin_inff(), -__builtin_inff()};
+#pragma unroll
+  for (int i = 0; i < 64; ++i) {
+    const int h = (i / 2) % 2;
+    const int key = key0 + 8 * (i / 4) + f.col0 + i % 2;
+    const int query = query0 + f.row0 + 8 * h;
+    const bool keep = key < seq && (!causal || key <= query);
+    s[i] = keep ? s[i] * scale_log2 : -__builtin_inff();
+    tile_max[h] = __builtin_fmaxf(tile_max[h], s[i]);
+  }
+  float rescale[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const float grown = __builtin_fmaxf(stats.max[h], quad_max(tile_max[h]));
+    // A row with no key yet (all masked so far) keeps max -inf: subtract 0 instead of inf.
+    const float base = grown == -__builtin_inff() ? 0.0f : grown;
+    rescale[h] = exp2f(stats.max[h] - base);
+    stats.max[h] = grown;
+    stats.sum[h] *= rescale[h];
+    tile_max[h] = base;
+  }
+#pragma unroll
+  for (int i = 0; i < 64; ++i) {
+    const int h = (i / 2) % 2;
+    s[i] = exp2f(s[i] - tile_max[h]);
+    stats.sum[h] += s[i];
+  }
+#pragma unroll
+  for (int i = 0; i < OutRegs; ++i) o[i] *= rescale[(i / 2) % 2];
+  // k16 chunk c of P: its columns 16c.. are accumulator groups 2c and 2c + 1.
+#pragma unroll
+  for (int c = 0; c < 8; ++c) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) p[4 * c + r] = ptx::pack_bf16x2(s[8 * c + 2 * r], s[8 * c + 2 * r + 1]);
+  }
+}
+
+// O (64 x HeadDim) += P (64 x 128) V (128 x HeadDim), one wgmma group.
+template <int HeadDim>
+__device__ __forceinline__ void accumulate_pv(float (&o)[HeadDim / 2], const std::uint32_t (&p)[32],
+                                              const Tile<HeadDim>& v) {
+  const std::uint32_t base = ptx::shared_address(v.box[0]);
+#pragma unroll
+  for (int c = 0; c < block_kv / 16; ++c) {
+    const std::uint32_t a[4] = {p[4 * c], p[4 * c + 1], p[4 * c + 2], p[4 * c + 3]};
+    // k16 chunk c: keys 16c.., 16 rows of 128 bytes further on.
+    const std::uint64_t b = ptx::wgmma_desc_mn_major_sw128(base + c * 16 * 128, Tile<HeadDim>::box_bytes);
+    if constexpr (HeadDim == 128) {
+      ptx::wgmma_m64n128k16_bf16_rs_nmajor(o, a, b, 1);
+    } else {
+      ptx::wgmma_m64n64k16_bf16_rs_nmajor(o, a, b, 1);
+    }
+  }
+}
+
+// S (64 x 128) = Q (this warpgroup's 64 rows x HeadDim) K^T, one wgmma group.
+template <int HeadDim>
+__device__ __forceinline__ void score_tile(float (&s)[64], const Tile<HeadDim>& q, const Tile<HeadDim>& k,
+                                           int warpgroup) {
+#pragma unroll
+  for (int kk = 0; kk < HeadDim / 16; ++kk) {
+    const int box = kk / (box_cols / 16);
+    // +2 per k16 step: 32 bytes along the swizzled 128-byte row, in 16-byte units.
+    const std::uint32_t step = 2 * (kk % (box_cols / 16));
+    const std::uint64_t a = ptx::wgmma_desc_k_major_sw128(ptx::shared_address(q.box[box] + warpgroup * 64 * box_cols));
+    const std::uint64_t b = ptx::wgmma_desc_k_major_sw128(ptx::shared_address(k.box[box]));
+    ptx::wgmma_m64n128k16_bf16(s, a + step, b + step, kk > 0 ? 1u : 0u);
+  }
+}
+
+// One consumer warpgroup (all 128 threads): its 64 query rows of the CTA's block.
+template <int HeadDim>
+__device__ void consume(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
+                        SharedMemory<HeadDim>& shared, std::uint16_t* out, float* lse, int head_row0,
+                        int qb, int tiles, int seq, bool causal, float scale_log2, int warpgroup) {
+  const int t = threadIdx.x % 128;
+  const Fragment f(t);
+  const int query0 = qb * block_q + warpgroup * 64;  // the warpgroup's first query row
+  float o[HeadDim / 2];
+#pragma unroll
+  for (float& x : o) x = 0.0f;
+  RowStats stats;
+
+  auto q = q_pipe.acquire_consumer();  // held until every tile is done
+  for (int j = 0; j < tiles; ++j) {
+    float s[64];
+    auto k = k_pipe.acquire_consumer();
+    ptx::wgmma_fence();
+    score_tile(s, shared.q[q], shared.k[k], warpgroup);
+    ptx::wgmma_commit_group();
+    ptx::wgmma_wait_group<0>();
+    k.release();
+
+    std::uint32_t p[32];
+    softmax_tile(s, o, p, stats, f, query0, j * block_kv, seq, causal, scale_log2);
+
+    auto v = v_pipe.acquire_consumer();
+    ptx::wgmma_fence();  // after P and the rescaled O are written
+    accumulate_pv<HeadDim>(o, p, shared.v[v]);
+    ptx::wgmma_commit_group();
+    ptx::wgmma_wait_group<0>();
+    v.release();
+  }
+  q.release();
+
+  // O / sum and the log-sum-exp (natural log) of each of the thread's rows inside the sequence.
+  constexpr float ln2 = 0.6931471805599453f;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int query = query0 + f.row0 + 8 * h;
+    const float sum = quad_sum(stats.sum[h]);
+    if (query >= seq) continue;
+    const float inverse = 1.0f / sum;
+    std::uint16_t* row = out + static_cast<std::size_t>(head_row0 + query) * HeadDim;
+#pragma unroll
+    for (int g = 0; g < HeadDim / 8; ++g) {
+      const std::uint32_t pair = ptx::pack_bf16x2(o[4 * g + 2 * h] * inverse, o[4 * g + 2 * h + 1] * inverse);
+      *reinterpret_cast<std::uint32_t*>(row + 8 * g + f.col0) = pair;
+    }
+    if (lse != nullptr && t % 4 == 0) lse[head_row0 + query] = (stats.max[h] + __log2f(sum)) * ln2;
+  }
+}
+
+template <int HeadDim>
+__global__ void __launch_bounds__(threads, 1)
+    attention_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
+                     const __grid_constant__ CUtensorMap map_v, std::uint16_t* out, float* lse, int seq,
+                     bool causal, float scale_log2) {
+  extern __shared__ __align__(1024) std::byte smem_raw[];
+  SharedMemory<HeadDim>& shared = SharedMemory<HeadDim>::at(smem_raw);
+  if (threadIdx.x == 0) {
+    // Full: one arrival (the producer's expect-tx) plus the bytes; empty: every consumer thread.
+    QPipeline(shared.q.barriers).init_mbars(1, consumer_threads);
+    KvPipeline(shared.k.barriers).init_mbars(1, consumer_threads);
+    KvPipeline(shared.v.barriers).init_mbars(1, consumer_threads);
+    ptx::prefetch_tensormap(&map_q);
+    ptx::prefetch_tensormap(&map_k);
+    ptx::prefetch_tensormap(&map_v);
+  }
+  __syncthreads();
+
+  // Longest rows first: under a causal mask the last query blocks read the most tiles.
+  const int qb = static_cast<int>(gridDim.x - 1 - blockIdx.x);
+  const int head_row0 = static_cast<int>(blockIdx.y) * seq;
+  const int tiles = kv_tiles(seq, qb, causal);
+  QPipeline q_pipe(shared.q.barriers, "attention q");
+  KvPipeline k_pipe(shared.k.barriers, "attention k");
+  KvPipeline v_pipe(shared.v.barriers, "attention v");
+  const int warpgroup = static_cast<int>(threadIdx.x / 128);
+  if (warpgroup == 0) {
+    ptx::setmaxnreg_dec<40>();  // as the GEMM: 128 x (40 + 2 x 232) registers fit the SM
+    if (threadIdx.x == 0)
+      produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, head_row0, qb, tiles);
+  } else {
+    ptx::setmaxnreg_inc<232>();
+    consume(q_pipe, k_pipe, v_pipe, shared, out, lse, head_row0, qb, tiles, seq, causal, scale_log2,
+            warpgroup - 1);
+  }
+}
+
+// Q, K or V as rows of head_dim (batch x heads x seq of them) in 128 x 64 boxes.
+cudaError_t encode_rows(CUtensorMap* map, const void* base, long long rows, int head_dim) {
+  TensorMap2d desc;
+  desc.base = base;
+  desc.rows = static_cast<std::uint64_t>(rows);
+  desc.cols = static_cast<std::uint64_t>(head_dim);
+  desc.box_rows = 128;
+  desc.box_cols = box_cols;
+  return encode_tensor_map_2d(map, desc);
+}
+
+template <int HeadDim>
+cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* lse,
+                   const AttentionShape& shape, float scale, cudaStream_t stream) {
+  const long long rows = static_cast<long long>(shape.batch) * shape.heads * shape.seq;
+  CUtensorMap map_q, map_k, map_v;
+  cudaError_t status = encode_rows(&map_q, q, rows, HeadDim);
+  if (status != cudaSuccess) return status;
+  if ((status = encode_rows(&map_k, k, rows, HeadDim)) != cudaSuccess) return status;
+  if ((status = encode_rows(&map_v, v, rows, HeadDim)) != cudaSuccess) return status;
+  const auto kernel = attention_kernel<HeadDim>;
+  status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(smem_bytes<HeadDim>));
+  if (status != cudaSuccess) return status;
+  constexpr float log2e = 1.4426950408889634f;
+  const dim3 grid(static_cast<unsigned>((shape.seq + block_q - 1) / block_q),
+                  static_cast<unsigned>(shape.batch * shape.heads));
+  kernel<<<grid, threads, smem_bytes<HeadDim>, stream>>>(map_q, map_k, map_v,
+                                                         static_cast<std::uint16_t*>(o), lse, shape.seq,
+                                                         shape.causal, scale * log2e);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                           const AttentionShape& shape, float scale, cudaStream_t stream, const char** why) {
+  const auto reject = [why](const char* reason) {
+    if (why != nullptr) *why = reason;
+    return cudaErrorInvalidValue;
+  };
+  if (shape.head_dim != 64 && shape.head_dim != 128) return reject("head_dim must be 64 or 128");
+  if (shape.batch < 1 || shape.heads < 1 || shape.seq < 1)
+    return reject("batch, heads and seq must be at least 1");
+  if (static_cast<long long>(shape.batch) * shape.heads > 65535)
+    return reject("batch x heads must be at most 65535 (the grid's second dimension)");
+  if (static_cast<long long>(shape.batch) * shape.heads * shape.seq >= (1ll << 31))
+    return reject("batch x heads x seq must be below 2^31 rows");
+  if (!(scale > 0.0f)) return reject("scale must be positive (usually 1 / sqrt(head_dim))");
+  if (q == nullptr || k == nullptr || v == nullptr || o == nullptr)
+    return reject("Q, K, V and O must be device pointers, not null");
+  for (const void* p : {q, k, v, static_cast<const void*>(o)}) {
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0)
+      return reject("Q, K, V and O must be 16-byte aligned (the tensor copy engine's granule)");
+  }
+  if (lse != nullptr && reinterpret_cast<std::uintptr_t>(lse) % 4 != 0)
+    return reject("LSE must be 4-byte aligned");
+  return shape.head_dim == 128 ? launch<128>(q, k, v, o, lse, shape, scale, stream)
+                               : launch<64>(q, k, v, o, lse, shape, scale, stream);
+}
+
+}  // namespace linpipe::kernels
+
+extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                      int batch, int heads, int seq, int head_dim, int causal,
+                                      float scale, void* stream) {
+  linpipe::kernels::AttentionShape shape;
+  shape.batch = batch;
+  shape.heads = heads;
+  shape.seq = seq;
+  shape.head_dim = head_dim;
+  shape.causal = causal != 0;
+  const char* why = nullptr;
+  const cudaError_t status = linpipe::kernels::attention_bf16(q, k, v, o, lse, shape, scale,
+                                                              static_cast<cudaStream_t>(stream), &why);
+  if (status == cudaErrorInvalidValue && why != nullptr) std::fprintf(stderr, "linpipe_attention_bf16: %s\n", why);
+  return static_cast<int>(status);
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""linpipe's attention_bf16 against torch's scaled_dot_product_attention, same tensors, same GPU.
+
+  attention_bench.py LIB [--quick] [--seqs 512,1024,...] [--head-dims 64,128]
+
+LIB: liblinpipe_attention.so (built here by the release preset: build/release/kernels/).
+For each sequence length, head dim and mask, batch x heads is chosen so every case holds 16k
+tokens of model width 2048 (heads = 2048 / head_dim, batch = 16384 / seq; FlashAttention's
+convention). Each of torch's backends (flash, cuDNN, memory-efficient) that accepts the case is
+timed, and the fastest is the anchor; CUDA events around 20 launches after 5 warm-ups, median
+of 5 rounds, linpipe and torch interleaved. FLOPs: 4 x batch x heads x seq^2 x head_dim, half
+that when causal. Before timing, linpipe's output is checked against torch's (max |difference|).
+The table comes last.
+"""
+import argparse
+import ctypes
+import math
+import sys
+
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+BACKENDS = [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION),
+            ("efficient", SDPBackend.EFFICIENT_ATTENTION)]
+
+
+def load(lib_path):
+    lib = ctypes.CDLL(lib_path)
+    fn = lib.linpipe_attention_bf16
+    fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int] * 5 + [ctypes.c_float, ctypes.c_void_p]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def median_ms(run, rounds=5, reps=20, warmup=5):
+    for _ in range(warmup):
+        run()
+    times = []
+    for _ in range(rounds):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(reps):
+            run()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / reps)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main(argv):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("lib")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--seqs", default="512,1024,2048,4096,8192,16384")
+    parser.add_argument("--head-dims", default="64,128")
+    args = parser.parse_args(argv)
+    attention = load(args.lib)
+    device = torch.cuda.get_device_name()
+    print(f"device: {device}, torch {torch.__version__}")
+    rows = []
+    for head_dim in [int(x) for x in args.head_dims.split(",")]:
+        for seq in [int(x) for x in args.seqs.split(",")]:
+            for causal in (False, True):
+                heads = 2048 // head_dim
+                batch = max(1, 16384 // seq)
+                shape = (batch, heads, seq, head_dim)
+                gen = torch.Generator(device="cuda").manual_seed(seq * 131 + head_dim)
+                q, k, v = (torch.rand(shape, device="cuda", dtype=torch.bfloat16, generator=gen) * 2 - 1
+                           for _ in range(3))
+                out = torch.empty_like(q)
+                lse = torch.empty((batch, heads, seq), device="cuda", dtype=torch.float32)
+                scale = 1.0 / math.sqrt(head_dim)
+                stream = torch.cuda.current_stream().cuda_stream
+
+                def ours():
+                    status = attention(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
+                                       lse.data_ptr(), batch, heads, seq, head_dim, int(causal), scale,
+                                       stream)
+                    if status != 0:
+                        raise RuntimeError(f"linpipe_attention_bf16 returned cudaError {status}")
+
+                ours()
+                reference = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
+                                                                             scale=scale)
+                error = (out.float() - reference.float()).abs().max().item()
+                timed = {}
+                for name, backend in BACKENDS:
+                    try:
+                        with sdpa_kernel([backend]):
+                            torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
+                                                                             scale=scale)
+                            timed[name] = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(
+                                q, k, v, is_causal=causal, scale=scale), rounds=3 if args.quick else 5)
+                    except RuntimeError:
+                        pass  # this backend does not take the case
+                ours_ms = median_ms(ours, rounds=3 if args.quick else 5)
+                flops = 4.0 * batch * heads * seq * seq * head_dim * (0.5 if causal else 1.0)
+                best = min(timed, key=timed.get) if timed else None
+                rows.append((head_dim, seq, causal, batch, heads, ours_ms, best,
+                             timed.get(best, float("nan")), flops, error,
+                             " ".join(f"{n}={timed[n]:.3f}" for n in timed)))
+    print()
+    print("| head dim | seq | mask | batch x heads | linpipe ms | linpipe TFLOP/s | torch best | torch ms "
+          "| torch TFLOP/s | linpipe/torch | max abs diff | all torch backends (ms) |")
+    print("|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---|")
+    for (head_dim, seq, causal, batch, heads, ours_ms, best, best_ms, flops, error, others) in rows:
+        print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | {batch}x{heads} | {ours_ms:.3f} "
+              f"| {flops / ours_ms / 1e9:.0f} | {best} | {best_ms:.3f} | {flops / best_ms / 1e9:.0f} "
+              f"| {best_ms / ours_ms:.3f} | {error:.2e} | {others} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,199 @@
+// attention_bf16 (kernels/attention.cu) against a float32 reference computed here on the host
+// from the same bf16 inputs: O and the log-sum-exp, for head dims 64 and 128, with and without
+// the causal mask, at sequence lengths that leave a tail in the last query and key tiles (1,
+// 127, 129, 300) and whole tiles (256), over several heads, so a tile that runs past one
+// head's rows into the next head's (or past the tensor) must be masked or left unwritten.
+// Error bounds (inputs uniform in [-1, 1), scale 1 / sqrt(head_dim)): |O - ref| <= 0.02 for
+// every element and <= 0.003 on average (bf16 holds O and P to 2^-9 relative, and |O| < 1);
+// |LSE - ref| <= 1e-3 x max(1, |ref|) (scores and statistics are fp32). Rows past the sequence
+// are never written: O's guard rows keep their poison. Bad arguments are refused with a
+// sentence, before any CUDA call, so those tests run without a GPU.
+#include "attention.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu_test_support.h"
+
+namespace {
+
+using linpipe::kernels::AttentionShape;
+
+float bf16_to_float(std::uint16_t bits) {
+  const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &wide, sizeof f);
+  return f;
+}
+std::uint16_t float_to_bf16(float f) {  // round to nearest even; inputs here are finite
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+std::vector<std::uint16_t> random_bf16(std::size_t n, std::uint32_t seed) {
+  std::vector<std::uint16_t> out(n);
+  std::uint32_t x = seed * 2654435761u + 1;
+  for (auto& e : out) {
+    x = x * 1664525u + 1013904223u;
+    e = float_to_bf16(static_cast<float>(x >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f);
+  }
+  return out;
+}
+
+// O and LSE of one (batch, head) slice, in float from the bf16 inputs.
+void reference(const std::vector<std::uint16_t>& q, const std::vector<std::uint16_t>& k,
+               const std::vector<std::uint16_t>& v, const AttentionShape& s, float scale,
+               std::vector<float>& o, std::vector<float>& lse) {
+  const int d = s.head_dim;
+  std::vector<float> scores(static_cast<std::size_t>(s.seq));
+  for (long long bh = 0; bh < static_cast<long long>(s.batch) * s.heads; ++bh) {
+    const std::size_t base = static_cast<std::size_t>(bh) * s.seq;
+    for (int i = 0; i < s.seq; ++i) {
+      const int keys = s.causal ? i + 1 : s.seq;
+      float max = -INFINITY;
+      for (int j = 0; j < keys; ++j) {
+        float dot = 0.0f;
+        for (int c = 0; c < d; ++c)
+          dot += bf16_to_float(q[(base + i) * d + c]) * bf16_to_float(k[(base + j) * d + c]);
+        scores[j] = dot * scale;
+        max = std::max(max, scores[j]);
+      }
+      double sum = 0.0;
+      for (int j = 0; j < keys; ++j) sum += std::exp(static_cast<double>(scores[j] - max));
+      for (int c = 0; c < d; ++c) {
+        double acc = 0.0;
+        for (int j = 0; j < keys; ++j)
+          acc += std::exp(static_cast<double>(scores[j] - max)) * bf16_to_float(v[(base + j) * d + c]);
+        o[(base + i) * d + c] = static_cast<float>(acc / sum);
+      }
+      lse[base + i] = max + static_cast<float>(std::log(sum));
+    }
+  }
+}
+
+struct Case {
+  int batch, heads, seq, head_dim;
+  bool causal;
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  return "b" + std::to_string(c.batch) + "h" + std::to_string(c.heads) + "s" + std::to_string(c.seq) +
+         "d" + std::to_string(c.head_dim) + (c.causal ? "Causal" : "Full");
+}
+
+class Attention : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Attention, MatchesFloatReference) {
+  LINPIPE_REQUIRE_GPU();
+  const Case& c = GetParam();
+  AttentionShape shape;
+  shape.batch = c.batch;
+  shape.heads = c.heads;
+  shape.seq = c.seq;
+  shape.head_dim = c.head_dim;
+  shape.causal = c.causal;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  const std::size_t rows = static_cast<std::size_t>(c.batch) * c.heads * c.seq;
+  const std::size_t n = rows * c.head_dim;
+  const auto q = random_bf16(n, 1), k = random_bf16(n, 2), v = random_bf16(n, 3);
+  constexpr std::size_t guard_rows = 128;  // after O: must stay poisoned
+  const std::size_t guard = guard_rows * c.head_dim;
+
+  void *dq = nullptr, *dk = nullptr, *dv = nullptr, *dout = nullptr;
+  float* dlse = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&dq, n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dk, n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dv, n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dout, (n + guard) * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dlse, (rows + guard_rows) * sizeof(float)));
+  LINPIPE_CUDA_OK(cudaMemcpy(dq, q.data(), n * 2, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemcpy(dk, k.data(), n * 2, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemcpy(dv, v.data(), n * 2, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemset(dout, 0xff, (n + guard) * 2));  // bf16 NaN everywhere
+  LINPIPE_CUDA_OK(cudaMemset(dlse, 0xff, (rows + guard_rows) * sizeof(float)));
+
+  const char* why = nullptr;
+  LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, nullptr, &why));
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<std::uint16_t> out(n + guard);
+  std::vector<float> lse(rows + guard_rows);
+  LINPIPE_CUDA_OK(cudaMemcpy(out.data(), dout, (n + guard) * 2, cudaMemcpyDeviceToHost));
+  LINPIPE_CUDA_OK(cudaMemcpy(lse.data(), dlse, (rows + guard_rows) * sizeof(float), cudaMemcpyDeviceToHost));
+  for (void* p : {dq, dk, dv, dout, static_cast<void*>(dlse)}) LINPIPE_CUDA_OK(cudaFree(p));
+
+  std::vector<float> want(n), want_lse(rows);
+  reference(q, k, v, shape, scale, want, want_lse);
+  double worst = 0.0, total = 0.0;
+  std::size_t worst_at = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double err = std::fabs(static_cast<double>(bf16_to_float(out[i])) - want[i]);
+    if (!(err <= worst)) {  // NaN (an unwritten row) counts as the worst
+      worst = std::isnan(err) ? INFINITY : err;
+      worst_at = i;
+    }
+    total += std::isnan(err) ? INFINITY : err;
+  }
+  EXPECT_LE(worst, 0.02) << "at row " << worst_at / c.head_dim << " column " << worst_at % c.head_dim
+                         << ": got " << bf16_to_float(out[worst_at]) << ", want " << want[worst_at];
+  EXPECT_LE(total / static_cast<double>(n), 0.003);
+  int lse_wrong = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const bool ok = std::fabs(lse[r] - want_lse[r]) <= 1e-3f * std::max(1.0f, std::fabs(want_lse[r]));
+    if (!ok && ++lse_wrong <= 3) ADD_FAILURE() << "LSE row " << r << ": got " << lse[r] << ", want " << want_lse[r];
+  }
+  EXPECT_EQ(lse_wrong, 0);
+  for (std::size_t i = n; i < n + guard; ++i) ASSERT_EQ(out[i], 0xffff) << "O written past its last row";
+  for (std::size_t r = rows; r < rows + guard_rows; ++r) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &lse[r], sizeof bits);
+    ASSERT_EQ(bits, 0xffffffffu) << "LSE written past its last row";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Attention,
+                         ::testing::Values(Case{1, 1, 1, 64, false},     // one key, one query
+                                           Case{1, 2, 127, 64, true},    // a tail in every tile
+                                           Case{2, 1, 129, 128, false},  // one row into a new tile
+                                           Case{1, 3, 256, 128, true},   // whole tiles, diagonal
+                                           Case{1, 3, 256, 64, false},
+                                           Case{2, 2, 300, 128, true},   // tails and heads
+                                           Case{1, 2, 300, 64, false}),
+                         case_name);
+
+// What a caller gets wrong is refused with a sentence, before any CUDA call (no GPU needed).
+TEST(AttentionArguments, RefusedWithAReason) {
+  alignas(16) static std::uint16_t host[64];  // never dereferenced: refused before any launch
+  void* p = host;
+  AttentionShape shape;
+  shape.seq = 128;
+  const auto refusal = [&](AttentionShape s, const void* q, float scale) {
+    const char* why = nullptr;
+    const cudaError_t status = linpipe::kernels::attention_bf16(q, p, p, p, nullptr, s, scale, nullptr, &why);
+    EXPECT_EQ(status, cudaErrorInvalidValue);
+    return std::string(why != nullptr ? why : "");
+  };
+  AttentionShape odd = shape;
+  odd.head_dim = 96;
+  EXPECT_EQ(refusal(odd, p, 0.1f), "head_dim must be 64 or 128");
+  AttentionShape empty = shape;
+  empty.seq = 0;
+  EXPECT_EQ(refusal(empty, p, 0.1f), "batch, heads and seq must be at least 1");
+  AttentionShape wide = shape;
+  wide.batch = 256;
+  wide.heads = 256;
+  EXPECT_NE(refusal(wide, p, 0.1f).find("at most 65535"), std::string::npos);
+  EXPECT_NE(refusal(shape, nullptr, 0.1f).find("not null"), std::string::npos);
+  EXPECT_NE(refusal(shape, static_cast<const char*>(p) + 2, 0.1f).find("16-byte aligned"), std::string::npos);
+  EXPECT_NE(refusal(shape, p, 0.0f).find("scale must be positive"), std::string::npos);
+}
+
+}  // namespace
