@@ -39,7 +39,7 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
 
 }  // namespace linpipe::kernels
 
-// The same for foreign callers (attention_sdpa.py loads it with ctypes from
+// The same for foreign callers (attention_bench.py loads it with ctypes from
 // liblinpipe_attention.so): returns the cudaError_t as an int; a rejected shape prints why
 // to stderr.
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,

@@ -11,7 +11,7 @@ cmake_bin=$(scripts/setup.sh)
   gpu_attention_test
 "$cmake_bin" --preset release >/dev/null
 "$cmake_bin" --build --preset release --target stream_copy_bench handoff_bench gemm_bench gpu_gemm_test \
-  linpipe_attention_shared
+  linpipe_attention
 rm -rf .device && mkdir -p .device
 cp build/default/tests/gpu/{cuda_import_test,gpu_pingpong_test,gpu_stream_copy_test,gpu_hang_detector_test,gpu_gemm_test,gpu_ptx_wrappers_test,gpu_traced_kernels_test,gpu_attention_test} .device/
 cp build/release/kernels/{stream_copy_bench,handoff_bench,gemm_bench,liblinpipe_attention.so} .device/
