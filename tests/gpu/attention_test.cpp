@@ -3,9 +3,11 @@
 // the causal mask, at sequence lengths that leave a tail in the last query and key tiles (1,
 // 127, 129, 300) and whole tiles (256), over several heads, so a tile that runs past one
 // head's rows into the next head's (or past the tensor) must be masked or left unwritten.
-// Error bounds (inputs uniform in [-1, 1), scale 1 / sqrt(head_dim)): |O - ref| <= 0.02 for
-// every element and <= 0.003 on average (bf16 holds O and P to 2^-9 relative, and |O| < 1);
-// |LSE - ref| <= 1e-3 x max(1, |ref|) (scores and statistics are fp32). Rows past the sequence
+// Error bounds (inputs uniform in [-1, 1), scale 1 / sqrt(head_dim)): |O - ref| <= 0.01 for
+// every element and <= 0.001 on average; |LSE - ref| <= 1e-4 x max(1, |ref|). The kernel's
+// algorithm itself (fp32 scores and sums, P and O rounded to bf16), run on the CPU over these
+// shapes, stays within 0.0025, 0.0002 and 4e-7: a quarter of each bound or less, while a
+// misplaced column or row of a tile costs far more. Rows past the sequence
 // are never written: O's guard rows keep their poison. Bad arguments are refused with a
 // sentence, before any CUDA call, so those tests run without a GPU.
 #include "attention.h"
@@ -142,12 +144,12 @@ TEST_P(Attention, MatchesFloatReference) {
     }
     total += std::isnan(err) ? INFINITY : err;
   }
-  EXPECT_LE(worst, 0.02) << "at row " << worst_at / c.head_dim << " column " << worst_at % c.head_dim
+  EXPECT_LE(worst, 0.01) << "at row " << worst_at / c.head_dim << " column " << worst_at % c.head_dim
                          << ": got " << bf16_to_float(out[worst_at]) << ", want " << want[worst_at];
-  EXPECT_LE(total / static_cast<double>(n), 0.003);
+  EXPECT_LE(total / static_cast<double>(n), 0.001);
   int lse_wrong = 0;
   for (std::size_t r = 0; r < rows; ++r) {
-    const bool ok = std::fabs(lse[r] - want_lse[r]) <= 1e-3f * std::max(1.0f, std::fabs(want_lse[r]));
+    const bool ok = std::fabs(lse[r] - want_lse[r]) <= 1e-4f * std::max(1.0f, std::fabs(want_lse[r]));
     if (!ok && ++lse_wrong <= 3) ADD_FAILURE() << "LSE row " << r << ": got " << lse[r] << ", want " << want_lse[r];
   }
   EXPECT_EQ(lse_wrong, 0);
