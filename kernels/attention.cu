@@ -7,7 +7,9 @@
 // triangle, updates the running row maximum and sum (base 2, fp32), rescales its output
 // accumulators, converts P to bf16 in registers (an m64nNk16 accumulator's layout is wgmma's
 // register-A layout) and adds P V with wgmma (V N-major: tensor-map rows are keys). Each
-// stage is released once the wgmma group reading it has retired. Tiles past the sequence are
+// stage is released once the wgmma group reading it has retired. Two schedules
+// (AttentionConfig): each step waiting for the last, or the next tile's S issued with this
+// tile's P V so the softmax runs while the tensor cores do. Tiles past the sequence are
 // read as the next head's rows or the copy engine's zeros, and masked or not stored.
 #include "attention.h"
 
@@ -131,13 +133,13 @@ __device__ inline float quad_sum(float x) {
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
-// S (64 x 128 of this warpgroup, scores in place) -> P (bf16, as wgmma's A operand): masks
-// keys past the sequence and, when causal, after the query; folds the tile into `stats`;
-// rescales `o` by how much each row's maximum grew.
-template <int OutRegs>
-__device__ __forceinline__ void softmax_tile(float (&s)[64], float (&o)[OutRegs], std::uint32_t (&p)[32],
-                                             RowStats& stats, const Fragment& f, int query0, int key0,
-                                             int seq, bool causal, float scale_log2) {
+// S (64 x 128 of this warpgroup) -> P, in place and in fp32: masks keys past the sequence
+// and, when causal, after the query; folds the tile into `stats`. Returns in `rescale` what
+// the output rows must be multiplied by (how much each row's maximum grew), which
+// rescale_rows applies once no wgmma writes them; pack_p makes wgmma's A operand of P.
+__device__ __forceinline__ void softmax_tile(float (&s)[64], float (&rescale)[2], RowStats& stats,
+                                             const Fragment& f, int query0, int key0, int seq,
+                                             bool causal, float scale_log2) {
   float tile_max[2] = {-__builtin_inff(), -__builtin_inff()};
 #pragma unroll
   for (int i = 0; i < 64; ++i) {
@@ -148,7 +150,6 @@ __device__ __forceinline__ void softmax_tile(float (&s)[64], float (&o)[OutRegs]
     s[i] = keep ? s[i] * scale_log2 : -__builtin_inff();
     tile_max[h] = __builtin_fmaxf(tile_max[h], s[i]);
   }
-  float rescale[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const float grown = __builtin_fmaxf(stats.max[h], quad_max(tile_max[h]));
@@ -165,9 +166,11 @@ __device__ __forceinline__ void softmax_tile(float (&s)[64], float (&o)[OutRegs]
     s[i] = exp2f(s[i] - tile_max[h]);
     stats.sum[h] += s[i];
   }
-#pragma unroll
-  for (int i = 0; i < OutRegs; ++i) o[i] *= rescale[(i / 2) % 2];
-  // k16 chunk c of P: its columns 16c.. are accumulator groups 2c and 2c + 1.
+}
+
+// P (fp32, an m64n128 accumulator's layout) -> bf16 pairs as wgmma's register A operand: the
+// k16 chunk c of P (columns 16c..) is accumulator groups 2c and 2c + 1.
+__device__ __forceinline__ void pack_p(const float (&s)[64], std::uint32_t (&p)[32]) {
 #pragma unroll
   for (int c = 0; c < 8; ++c) {
 #pragma unroll
@@ -175,16 +178,48 @@ __device__ __forceinline__ void softmax_tile(float (&s)[64], float (&o)[OutRegs]
   }
 }
 
-// O (64 x HeadDim) += P (64 x 128) V (128 x HeadDim), one wgmma group.
+template <int OutRegs>
+__device__ __forceinline__ void rescale_rows(float (&o)[OutRegs], const float (&rescale)[2]) {
+#pragma unroll
+  for (int i = 0; i < OutRegs; ++i) o[i] *= rescale[(i / 2) % 2];
+}
+
+// The descriptors of a stage's tiles, computed before the wgmma.fence that starts a batch of
+// wgmma and pinned there: ptxas serialises the batch (C7513) if an instruction between its
+// wgmma defines one of their inputs, and the compiler would otherwise compute a tile's
+// descriptor right before its first use, between the batch's two groups.
+__device__ __forceinline__ void pin(std::uint64_t& value) { asm volatile("" : "+l"(value)); }
+
+// Q (this warpgroup's 64 rows, K-major) and a K tile (K-major) at their first box.
+template <int HeadDim>
+__device__ __forceinline__ std::uint64_t q_descriptor(const Tile<HeadDim>& q, int warpgroup) {
+  std::uint64_t d = ptx::wgmma_desc_k_major_sw128(ptx::shared_address(q.box[0] + warpgroup * 64 * box_cols));
+  pin(d);
+  return d;
+}
+template <int HeadDim>
+__device__ __forceinline__ std::uint64_t k_descriptor(const Tile<HeadDim>& k) {
+  std::uint64_t d = ptx::wgmma_desc_k_major_sw128(ptx::shared_address(k.box[0]));
+  pin(d);
+  return d;
+}
+// A V tile, N-major: keys are K, head-dim columns N, one box per 64 columns.
+template <int HeadDim>
+__device__ __forceinline__ std::uint64_t v_descriptor(const Tile<HeadDim>& v) {
+  std::uint64_t d = ptx::wgmma_desc_mn_major_sw128(ptx::shared_address(v.box[0]), Tile<HeadDim>::box_bytes);
+  pin(d);
+  return d;
+}
+
+// O (64 x HeadDim) += P (64 x 128) V (128 x HeadDim), one wgmma group's worth.
 template <int HeadDim>
 __device__ __forceinline__ void accumulate_pv(float (&o)[HeadDim / 2], const std::uint32_t (&p)[32],
-                                              const Tile<HeadDim>& v) {
-  const std::uint32_t base = ptx::shared_address(v.box[0]);
+                                              std::uint64_t v) {
 #pragma unroll
   for (int c = 0; c < block_kv / 16; ++c) {
     const std::uint32_t a[4] = {p[4 * c], p[4 * c + 1], p[4 * c + 2], p[4 * c + 3]};
-    // k16 chunk c: keys 16c.., 16 rows of 128 bytes further on.
-    const std::uint64_t b = ptx::wgmma_desc_mn_major_sw128(base + c * 16 * 128, Tile<HeadDim>::box_bytes);
+    // k16 chunk c: keys 16c.., 16 rows of 128 bytes (2048 bytes, 128 in descriptor units) on.
+    const std::uint64_t b = v + static_cast<std::uint64_t>(c * (16 * 128 >> 4));
     if constexpr (HeadDim == 128) {
       ptx::wgmma_m64n128k16_bf16_rs_nmajor(o, a, b, 1);
     } else {
@@ -193,57 +228,29 @@ __device__ __forceinline__ void accumulate_pv(float (&o)[HeadDim / 2], const std
   }
 }
 
-// S (64 x 128) = Q (this warpgroup's 64 rows x HeadDim) K^T, one wgmma group.
+// S (64 x 128) = Q (this warpgroup's 64 rows x HeadDim) K^T, one wgmma group's worth.
 template <int HeadDim>
-__device__ __forceinline__ void score_tile(float (&s)[64], const Tile<HeadDim>& q, const Tile<HeadDim>& k,
-                                           int warpgroup) {
+__device__ __forceinline__ void score_tile(float (&s)[64], std::uint64_t q, std::uint64_t k) {
 #pragma unroll
   for (int kk = 0; kk < HeadDim / 16; ++kk) {
-    const int box = kk / (box_cols / 16);
-    // +2 per k16 step: 32 bytes along the swizzled 128-byte row, in 16-byte units.
-    const std::uint32_t step = 2 * (kk % (box_cols / 16));
-    const std::uint64_t a = ptx::wgmma_desc_k_major_sw128(ptx::shared_address(q.box[box] + warpgroup * 64 * box_cols));
-    const std::uint64_t b = ptx::wgmma_desc_k_major_sw128(ptx::shared_address(k.box[box]));
-    ptx::wgmma_m64n128k16_bf16(s, a + step, b + step, kk > 0 ? 1u : 0u);
+    // Box kk / 4 (16 KiB, 1024 in descriptor units on), then +2 per k16 step inside it: 32
+    // bytes along the swizzled 128-byte row, in 16-byte units.
+    const std::uint64_t step = static_cast<std::uint64_t>((kk / (box_cols / 16)) * (Tile<HeadDim>::box_bytes >> 4) +
+                                                          2 * (kk % (box_cols / 16)));
+    if (kk == 0) {
+      ptx::wgmma_m64n128k16_bf16_first(s, q + step, k + step);
+    } else {
+      ptx::wgmma_m64n128k16_bf16(s, q + step, k + step, 1);
+    }
   }
 }
 
-// One consumer warpgroup (all 128 threads): its 64 query rows of the CTA's block.
+// The end of a warpgroup's rows: O / sum and the log-sum-exp (natural log) of each of the
+// thread's rows inside the sequence.
 template <int HeadDim>
-__device__ void consume(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
-                        SharedMemory<HeadDim>& shared, std::uint16_t* out, float* lse, int head_row0,
-                        int qb, int tiles, int seq, bool causal, float scale_log2, int warpgroup) {
-  const int t = threadIdx.x % 128;
-  const Fragment f(t);
-  const int query0 = qb * block_q + warpgroup * 64;  // the warpgroup's first query row
-  float o[HeadDim / 2];
-#pragma unroll
-  for (float& x : o) x = 0.0f;
-  RowStats stats;
-
-  auto q = q_pipe.acquire_consumer();  // held until every tile is done
-  for (int j = 0; j < tiles; ++j) {
-    float s[64];
-    auto k = k_pipe.acquire_consumer();
-    ptx::wgmma_fence();
-    score_tile(s, shared.q[q], shared.k[k], warpgroup);
-    ptx::wgmma_commit_group();
-    ptx::wgmma_wait_group<0>();
-    k.release();
-
-    std::uint32_t p[32];
-    softmax_tile(s, o, p, stats, f, query0, j * block_kv, seq, causal, scale_log2);
-
-    auto v = v_pipe.acquire_consumer();
-    ptx::wgmma_fence();  // after P and the rescaled O are written
-    accumulate_pv<HeadDim>(o, p, shared.v[v]);
-    ptx::wgmma_commit_group();
-    ptx::wgmma_wait_group<0>();
-    v.release();
-  }
-  q.release();
-
-  // O / sum and the log-sum-exp (natural log) of each of the thread's rows inside the sequence.
+__device__ __forceinline__ void store_rows(const float (&o)[HeadDim / 2], const RowStats& stats,
+                                           const Fragment& f, std::uint16_t* out, float* lse,
+                                           int head_row0, int query0, int seq) {
   constexpr float ln2 = 0.6931471805599453f;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -257,11 +264,143 @@ __device__ void consume(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pip
       const std::uint32_t pair = ptx::pack_bf16x2(o[4 * g + 2 * h] * inverse, o[4 * g + 2 * h + 1] * inverse);
       *reinterpret_cast<std::uint32_t*>(row + 8 * g + f.col0) = pair;
     }
-    if (lse != nullptr && t % 4 == 0) lse[head_row0 + query] = (stats.max[h] + __log2f(sum)) * ln2;
+    if (lse != nullptr && threadIdx.x % 4 == 0) lse[head_row0 + query] = (stats.max[h] + __log2f(sum)) * ln2;
   }
 }
 
+// What a consumer warpgroup works on: its rows of the CTA's query block and the tiles to read.
+struct ConsumerTask {
+  int head_row0;  // the head's first row in the flattened batch x heads x seq rows
+  int query0;     // the warpgroup's first query row within the head
+  int tiles;      // K/V tiles to read
+  int seq;
+  bool causal;
+  float scale_log2;
+  int warpgroup;
+};
+
+// One consumer warpgroup (all 128 threads), one step at a time: S = Q K^T, the softmax, then
+// O += P V, each waiting for the last (the reference schedule).
 template <int HeadDim>
+__device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
+                                 SharedMemory<HeadDim>& shared, std::uint16_t* out, float* lse,
+                                 const ConsumerTask& task) {
+  const Fragment f(static_cast<int>(threadIdx.x % 128));
+  float o[HeadDim / 2];
+#pragma unroll
+  for (float& x : o) x = 0.0f;
+  RowStats stats;
+
+  auto q = q_pipe.acquire_consumer();  // held until every tile is done
+  const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
+  for (int j = 0; j < task.tiles; ++j) {
+    float s[64];
+    auto k = k_pipe.acquire_consumer();
+    const std::uint64_t k_desc = k_descriptor(shared.k[k]);
+    ptx::wgmma_fence();
+    score_tile<HeadDim>(s, q_desc, k_desc);
+    ptx::wgmma_commit_group();
+    ptx::wgmma_wait_group<0>();
+    ptx::wgmma_fence_operands(s);  // S is read after the wait
+    k.release();
+
+    std::uint32_t p[32];
+    float rescale[2];
+    softmax_tile(s, rescale, stats, f, task.query0, j * block_kv, task.seq, task.causal, task.scale_log2);
+    pack_p(s, p);
+    rescale_rows(o, rescale);
+
+    auto v = v_pipe.acquire_consumer();
+    const std::uint64_t v_desc = v_descriptor(shared.v[v]);
+    ptx::wgmma_fence_operands(o);  // P and the rescaled O are written before the fence
+    ptx::wgmma_fence_operands(p);
+    ptx::wgmma_fence();
+    accumulate_pv<HeadDim>(o, p, v_desc);
+    ptx::wgmma_commit_group();
+    ptx::wgmma_wait_group<0>();
+    ptx::wgmma_fence_operands(o);  // O is read after the wait
+    v.release();
+  }
+  q.release();
+  store_rows<HeadDim>(o, stats, f, out, lse, task.head_row0, task.query0, task.seq);
+}
+
+// One consumer warpgroup, the softmax overlapped with the tensor cores: with P(j) ready, it
+// issues S(j+1) = Q K(j+1)^T and then O += P(j) V(j) as two wgmma groups, waits for the first
+// only, and computes P(j+1) in fp32 while the second runs; once that group has retired (it
+// reads P(j)'s registers and writes O), P(j+1) is packed to bf16 and O rescaled.
+template <int HeadDim>
+__device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
+                                   SharedMemory<HeadDim>& shared, std::uint16_t* out, float* lse,
+                                   const ConsumerTask& task) {
+  const Fragment f(static_cast<int>(threadIdx.x % 128));
+  float o[HeadDim / 2];
+#pragma unroll
+  for (float& x : o) x = 0.0f;
+  RowStats stats;
+  std::uint32_t p[32];  // P of the tile whose V comes next
+
+  auto q = q_pipe.acquire_consumer();  // held until every tile is done
+  const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
+  {
+    float s[64];
+    auto k = k_pipe.acquire_consumer();
+    const std::uint64_t k_desc = k_descriptor(shared.k[k]);
+    ptx::wgmma_fence();
+    score_tile<HeadDim>(s, q_desc, k_desc);
+    ptx::wgmma_commit_group();
+    ptx::wgmma_wait_group<0>();
+    ptx::wgmma_fence_operands(s);
+    k.release();
+    float rescale[2];  // O is still zero: nothing to rescale
+    softmax_tile(s, rescale, stats, f, task.query0, 0, task.seq, task.causal, task.scale_log2);
+    pack_p(s, p);
+  }
+  for (int j = 0; j + 1 < task.tiles; ++j) {
+    float s[64];
+    auto k = k_pipe.acquire_consumer();
+    auto v = v_pipe.acquire_consumer();
+    const std::uint64_t k_desc = k_descriptor(shared.k[k]);
+    const std::uint64_t v_desc = v_descriptor(shared.v[v]);
+    ptx::wgmma_fence_operands(o);  // P(j) and the rescaled O are written before the fence
+    ptx::wgmma_fence_operands(p);
+    ptx::wgmma_fence();
+    score_tile<HeadDim>(s, q_desc, k_desc);
+    ptx::wgmma_commit_group();
+    accumulate_pv<HeadDim>(o, p, v_desc);
+    ptx::wgmma_commit_group();
+    ptx::wgmma_wait_group<1>();  // S(j+1) has retired; O += P(j) V(j) may still run
+    ptx::wgmma_fence_operands(s);
+    k.release();
+    float rescale[2];
+    softmax_tile(s, rescale, stats, f, task.query0, (j + 1) * block_kv, task.seq, task.causal,
+                 task.scale_log2);
+    ptx::wgmma_wait_group<0>();  // P(j) V(j) has retired: O and p are free
+    ptx::wgmma_fence_operands(o);
+    ptx::wgmma_fence_operands(p);
+    v.release();
+    // Only now: P(j + 1) into the registers P(j)'s wgmma read (ptxas serialises the wgmma,
+    // C7513, if they are written while it may still run).
+    pack_p(s, p);
+    rescale_rows(o, rescale);
+  }
+  {
+    auto v = v_pipe.acquire_consumer();
+    const std::uint64_t v_desc = v_descriptor(shared.v[v]);
+    ptx::wgmma_fence_operands(o);
+    ptx::wgmma_fence_operands(p);
+    ptx::wgmma_fence();
+    accumulate_pv<HeadDim>(o, p, v_desc);
+    ptx::wgmma_commit_group();
+    ptx::wgmma_wait_group<0>();
+    ptx::wgmma_fence_operands(o);
+    v.release();
+  }
+  q.release();
+  store_rows<HeadDim>(o, stats, f, out, lse, task.head_row0, task.query0, task.seq);
+}
+
+template <int HeadDim, bool Overlap>
 __global__ void __launch_bounds__(threads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, std::uint16_t* out, float* lse, int seq,
@@ -293,8 +432,13 @@ __global__ void __launch_bounds__(threads, 1)
       produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, head_row0, qb, tiles);
   } else {
     ptx::setmaxnreg_inc<232>();
-    consume(q_pipe, k_pipe, v_pipe, shared, out, lse, head_row0, qb, tiles, seq, causal, scale_log2,
-            warpgroup - 1);
+    const int consumer = warpgroup - 1;
+    const ConsumerTask task{head_row0, qb * block_q + consumer * 64, tiles, seq, causal, scale_log2, consumer};
+    if constexpr (Overlap) {
+      consume_overlapped(q_pipe, k_pipe, v_pipe, shared, out, lse, task);
+    } else {
+      consume_in_order(q_pipe, k_pipe, v_pipe, shared, out, lse, task);
+    }
   }
 }
 
@@ -309,7 +453,7 @@ cudaError_t encode_rows(CUtensorMap* map, const void* base, long long rows, int 
   return encode_tensor_map_2d(map, desc);
 }
 
-template <int HeadDim>
+template <int HeadDim, bool Overlap>
 cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* lse,
                    const AttentionShape& shape, float scale, cudaStream_t stream) {
   const long long rows = static_cast<long long>(shape.batch) * shape.heads * shape.seq;
@@ -318,7 +462,7 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
   if (status != cudaSuccess) return status;
   if ((status = encode_rows(&map_k, k, rows, HeadDim)) != cudaSuccess) return status;
   if ((status = encode_rows(&map_v, v, rows, HeadDim)) != cudaSuccess) return status;
-  const auto kernel = attention_kernel<HeadDim>;
+  const auto kernel = attention_kernel<HeadDim, Overlap>;
   status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 static_cast<int>(smem_bytes<HeadDim>));
   if (status != cudaSuccess) return status;
@@ -334,7 +478,8 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
 }  // namespace
 
 cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
-                           const AttentionShape& shape, float scale, cudaStream_t stream, const char** why) {
+                           const AttentionShape& shape, float scale, const AttentionConfig& config,
+                           cudaStream_t stream, const char** why) {
   const auto reject = [why](const char* reason) {
     if (why != nullptr) *why = reason;
     return cudaErrorInvalidValue;
@@ -355,15 +500,24 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
   }
   if (lse != nullptr && reinterpret_cast<std::uintptr_t>(lse) % 4 != 0)
     return reject("LSE must be 4-byte aligned");
-  return shape.head_dim == 128 ? launch<128>(q, k, v, o, lse, shape, scale, stream)
-                               : launch<64>(q, k, v, o, lse, shape, scale, stream);
+  if (config.overlap_softmax) {
+    return shape.head_dim == 128 ? launch<128, true>(q, k, v, o, lse, shape, scale, stream)
+                                 : launch<64, true>(q, k, v, o, lse, shape, scale, stream);
+  }
+  return shape.head_dim == 128 ? launch<128, false>(q, k, v, o, lse, shape, scale, stream)
+                               : launch<64, false>(q, k, v, o, lse, shape, scale, stream);
+}
+
+cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                           const AttentionShape& shape, float scale, cudaStream_t stream, const char** why) {
+  return attention_bf16(q, k, v, o, lse, shape, scale, AttentionConfig{}, stream, why);
 }
 
 }  // namespace linpipe::kernels
 
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                       int batch, int heads, int seq, int head_dim, int causal,
-                                      float scale, void* stream) {
+                                      float scale, int overlap_softmax, void* stream) {
   linpipe::kernels::AttentionShape shape;
   shape.batch = batch;
   shape.heads = heads;
@@ -371,7 +525,9 @@ extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* 
   shape.head_dim = head_dim;
   shape.causal = causal != 0;
   const char* why = nullptr;
-  const cudaError_t status = linpipe::kernels::attention_bf16(q, k, v, o, lse, shape, scale,
+  linpipe::kernels::AttentionConfig config;
+  config.overlap_softmax = overlap_softmax != 0;
+  const cudaError_t status = linpipe::kernels::attention_bf16(q, k, v, o, lse, shape, scale, config,
                                                               static_cast<cudaStream_t>(stream), &why);
   if (status == cudaErrorInvalidValue && why != nullptr) std::fprintf(stderr, "linpipe_attention_bf16: %s\n", why);
   return static_cast<int>(status);

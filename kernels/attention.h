@@ -29,10 +29,22 @@ struct AttentionShape {
   bool causal = false;
 };
 
+// How a consumer warpgroup orders its work.
+struct AttentionConfig {
+  // false: S = Q K^T, the softmax, O += P V, each waiting for the last (the reference
+  // schedule). true: the next tile's S and this tile's P V are issued together, and the next
+  // softmax runs while P V does (a second S and P in registers).
+  bool overlap_softmax = false;
+};
+
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually
 // 1 / sqrt(head_dim). Device pointers, 16-byte aligned. Returns cudaErrorInvalidValue for a
 // shape or pointer it cannot run, with `why` (if given) set to a sentence saying what to
 // change; checks happen before any CUDA call.
+cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                           const AttentionShape& shape, float scale, const AttentionConfig& config,
+                           cudaStream_t stream = nullptr, const char** why = nullptr);
+// The same with the default AttentionConfig.
 cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                            const AttentionShape& shape, float scale, cudaStream_t stream = nullptr,
                            const char** why = nullptr);
@@ -44,4 +56,4 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
 // to stderr.
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                       int batch, int heads, int seq, int head_dim, int causal,
-                                      float scale, void* stream);
+                                      float scale, int overlap_softmax, void* stream);

@@ -64,6 +64,22 @@ LINPIPE_DEVICE inline void wgmma_fence() {
 #endif
 }
 
+// No instruction: tells the compiler that each of these registers is read and written here.
+// Around wgmma.fence and wgmma.wait_group it keeps the compiler's own code on the right side:
+// it cannot see that wgmma reads and writes registers asynchronously, so it may otherwise
+// read an accumulator before the wait that retires it, or reuse an A operand's registers for
+// other values while the wgmma reading them still runs (ptxas then serialises, C7513).
+template <int N>
+LINPIPE_DEVICE inline void wgmma_fence_operands(float (&registers)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(registers[i])::"memory");
+}
+template <int N>
+LINPIPE_DEVICE inline void wgmma_fence_operands(std::uint32_t (&registers)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(registers[i])::"memory");
+}
+
 // wgmma.commit_group.sync.aligned;
 // PTX ISA 8.0, SM_90a. Closes the warpgroup's uncommitted wgmma.mma_async ops into one group.
 LINPIPE_DEVICE inline void wgmma_commit_group() {
@@ -111,6 +127,34 @@ LINPIPE_DEVICE inline void wgmma_m64n128k16_bf16(float (&d)[64], std::uint64_t a
         "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "l"(a_desc), "l"(b_desc), "r"(scale_d)
+      : "memory");
+#else
+  linpipe_ptx_wgmma_needs_SM_90a();
+#endif
+}
+
+// wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {d0..d63}, a_desc, b_desc, 0, 1, 1, 0, 0;
+// PTX ISA 8.0, SM_90a. D = A x B (operands as wgmma_m64n128k16_bf16), D written only: the
+// first k16 step of a product. Unlike scale_d == 0 there, D's old values are not inputs, so
+// the compiler ties no earlier registers to it (ptxas serialises wgmma, C7513, when such a
+// register was last written by a non-wgmma instruction while other wgmma were in flight).
+LINPIPE_DEVICE inline void wgmma_m64n128k16_bf16_first(float (&d)[64], std::uint64_t a_desc,
+                                                     std::uint64_t b_desc) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, %64, %65, p, 1, 1, 0, 0;\n\t}"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]),
+        "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]),
+        "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]),
+        "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]),
+        "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]),
+        "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]),
+        "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]),
+        "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63])
+      : "l"(a_desc), "l"(b_desc), "r"(0)
       : "memory");
 #else
   linpipe_ptx_wgmma_needs_SM_90a();

@@ -94,6 +94,11 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 class Attention : public ::testing::TestWithParam<Case> {};
 
+// O and LSE against the reference, and nothing written past either.
+void expect_matches(const std::vector<std::uint16_t>& out, const std::vector<float>& lse,
+                    const std::vector<float>& want, const std::vector<float>& want_lse, const Case& c,
+                    std::size_t n, std::size_t rows, std::size_t guard, std::size_t guard_rows);
+
 TEST_P(Attention, MatchesFloatReference) {
   LINPIPE_REQUIRE_GPU();
   const Case& c = GetParam();
@@ -120,20 +125,30 @@ TEST_P(Attention, MatchesFloatReference) {
   LINPIPE_CUDA_OK(cudaMemcpy(dq, q.data(), n * 2, cudaMemcpyHostToDevice));
   LINPIPE_CUDA_OK(cudaMemcpy(dk, k.data(), n * 2, cudaMemcpyHostToDevice));
   LINPIPE_CUDA_OK(cudaMemcpy(dv, v.data(), n * 2, cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemset(dout, 0xff, (n + guard) * 2));  // bf16 NaN everywhere
-  LINPIPE_CUDA_OK(cudaMemset(dlse, 0xff, (rows + guard_rows) * sizeof(float)));
-
-  const char* why = nullptr;
-  LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, nullptr, &why));
-  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
-  std::vector<std::uint16_t> out(n + guard);
-  std::vector<float> lse(rows + guard_rows);
-  LINPIPE_CUDA_OK(cudaMemcpy(out.data(), dout, (n + guard) * 2, cudaMemcpyDeviceToHost));
-  LINPIPE_CUDA_OK(cudaMemcpy(lse.data(), dlse, (rows + guard_rows) * sizeof(float), cudaMemcpyDeviceToHost));
-  for (void* p : {dq, dk, dv, dout, static_cast<void*>(dlse)}) LINPIPE_CUDA_OK(cudaFree(p));
-
   std::vector<float> want(n), want_lse(rows);
   reference(q, k, v, shape, scale, want, want_lse);
+
+  for (const bool overlap : {false, true}) {  // both consumer schedules
+    SCOPED_TRACE(overlap ? "softmax overlapped with the tensor cores" : "one step at a time");
+    LINPIPE_CUDA_OK(cudaMemset(dout, 0xff, (n + guard) * 2));  // bf16 NaN everywhere
+    LINPIPE_CUDA_OK(cudaMemset(dlse, 0xff, (rows + guard_rows) * sizeof(float)));
+    linpipe::kernels::AttentionConfig config;
+    config.overlap_softmax = overlap;
+    const char* why = nullptr;
+    LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, config, nullptr, &why));
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+    std::vector<std::uint16_t> out(n + guard);
+    std::vector<float> lse(rows + guard_rows);
+    LINPIPE_CUDA_OK(cudaMemcpy(out.data(), dout, (n + guard) * 2, cudaMemcpyDeviceToHost));
+    LINPIPE_CUDA_OK(cudaMemcpy(lse.data(), dlse, (rows + guard_rows) * sizeof(float), cudaMemcpyDeviceToHost));
+    expect_matches(out, lse, want, want_lse, c, n, rows, guard, guard_rows);
+  }
+  for (void* p : {dq, dk, dv, dout, static_cast<void*>(dlse)}) LINPIPE_CUDA_OK(cudaFree(p));
+}
+
+void expect_matches(const std::vector<std::uint16_t>& out, const std::vector<float>& lse,
+                    const std::vector<float>& want, const std::vector<float>& want_lse, const Case& c,
+                    std::size_t n, std::size_t rows, std::size_t guard, std::size_t guard_rows) {
   double worst = 0.0, total = 0.0;
   std::size_t worst_at = 0;
   for (std::size_t i = 0; i < n; ++i) {
