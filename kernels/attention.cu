@@ -134,25 +134,33 @@ __device__ inline float quad_sum(float x) {
 }
 
 // S (64 x 128 of this warpgroup) -> P, in place and in fp32: masks keys past the sequence
-// and, when causal, after the query; folds the tile into `stats`. Returns in `rescale` what
-// the output rows must be multiplied by (how much each row's maximum grew), which
-// rescale_rows applies once no wgmma writes them; pack_p makes wgmma's A operand of P.
+// and, when causal, after the query (only in a tile that has such keys for one of the
+// warpgroup's rows: the others need no test); folds the tile into `stats`, whose maximum is
+// kept scaled (base 2). Returns in `rescale` what the output rows must be multiplied by (how
+// much each row's maximum grew), which rescale_rows applies once no wgmma writes them;
+// pack_p makes wgmma's A operand of P.
 __device__ __forceinline__ void softmax_tile(float (&s)[64], float (&rescale)[2], RowStats& stats,
                                              const Fragment& f, int query0, int key0, int seq,
                                              bool causal, float scale_log2) {
   float tile_max[2] = {-__builtin_inff(), -__builtin_inff()};
+  const int last_key = key0 + block_kv - 1;
+  const bool masked = last_key >= seq || (causal && last_key > query0);  // warpgroup-uniform
+  if (masked) {
 #pragma unroll
-  for (int i = 0; i < 64; ++i) {
-    const int h = (i / 2) % 2;
-    const int key = key0 + 8 * (i / 4) + f.col0 + i % 2;
-    const int query = query0 + f.row0 + 8 * h;
-    const bool keep = key < seq && (!causal || key <= query);
-    s[i] = keep ? s[i] * scale_log2 : -__builtin_inff();
-    tile_max[h] = __builtin_fmaxf(tile_max[h], s[i]);
+    for (int i = 0; i < 64; ++i) {
+      const int h = (i / 2) % 2;
+      const int key = key0 + 8 * (i / 4) + f.col0 + i % 2;
+      const int query = query0 + f.row0 + 8 * h;
+      const bool keep = key < seq && (!causal || key <= query);
+      s[i] = keep ? s[i] : -__builtin_inff();
+    }
   }
 #pragma unroll
+  for (int i = 0; i < 64; ++i) tile_max[(i / 2) % 2] = __builtin_fmaxf(tile_max[(i / 2) % 2], s[i]);
+#pragma unroll
   for (int h = 0; h < 2; ++h) {
-    const float grown = __builtin_fmaxf(stats.max[h], quad_max(tile_max[h]));
+    // The scale is positive: the maximum of the scaled scores is the scaled maximum.
+    const float grown = __builtin_fmaxf(stats.max[h], quad_max(tile_max[h]) * scale_log2);
     // A row with no key yet (all masked so far) keeps max -inf: subtract 0 instead of inf.
     const float base = grown == -__builtin_inff() ? 0.0f : grown;
     rescale[h] = exp2f(stats.max[h] - base);
@@ -163,7 +171,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[64], float (&rescale)[2]
 #pragma unroll
   for (int i = 0; i < 64; ++i) {
     const int h = (i / 2) % 2;
-    s[i] = exp2f(s[i] - tile_max[h]);
+    s[i] = exp2f(__builtin_fmaf(s[i], scale_log2, -tile_max[h]));  // one FFMA and one EX2
     stats.sum[h] += s[i];
   }
 }
