@@ -193,9 +193,8 @@ __device__ __forceinline__ void rescale_rows(float (&o)[OutRegs], const float (&
 }
 
 // The descriptors of a stage's tiles, computed before the wgmma.fence that starts a batch of
-// wgmma and pinned there: ptxas serialises the batch (C7513) if an instruction between its
-// wgmma defines one of their inputs, and the compiler would otherwise compute a tile's
-// descriptor right before its first use, between the batch's two groups.
+// wgmma and pinned there (an empty asm the compiler does not move them past), so that only
+// wgmma and descriptor steps sit between a batch's instructions.
 __device__ __forceinline__ void pin(std::uint64_t& value) { asm volatile("" : "+l"(value)); }
 
 // Q (this warpgroup's 64 rows, K-major) and a K tile (K-major) at their first box.

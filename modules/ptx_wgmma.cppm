@@ -136,8 +136,8 @@ LINPIPE_DEVICE inline void wgmma_m64n128k16_bf16(float (&d)[64], std::uint64_t a
 // wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {d0..d63}, a_desc, b_desc, 0, 1, 1, 0, 0;
 // PTX ISA 8.0, SM_90a. D = A x B (operands as wgmma_m64n128k16_bf16), D written only: the
 // first k16 step of a product. Unlike scale_d == 0 there, D's old values are not inputs, so
-// the compiler ties no earlier registers to it (ptxas serialises wgmma, C7513, when such a
-// register was last written by a non-wgmma instruction while other wgmma were in flight).
+// the compiler ties no earlier registers to it (a value it happened to leave there would
+// otherwise count as an input of the wgmma).
 LINPIPE_DEVICE inline void wgmma_m64n128k16_bf16_first(float (&d)[64], std::uint64_t a_desc,
                                                      std::uint64_t b_desc) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
