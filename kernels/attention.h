@@ -1,5 +1,5 @@
 // attention_bf16: flash attention forward in bf16 with fp32 softmax statistics, a
-// warp-specialised Hopper kernel on linpipe: a producer warp loads Q once and streams K and V
+// warp-specialised Hopper kernel on linpipe: a producer thread loads Q once and streams K and V
 // tiles with TMA through two stage rings (three linpipe pipelines), two consumer warpgroups
 // each compute 64 query rows: S = Q K^T and O += P V with wgmma, the softmax online in
 // registers between them. Plain host API: no module import.
