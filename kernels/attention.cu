@@ -9,8 +9,10 @@
 // register-A layout) and adds P V with wgmma (V N-major: tensor-map rows are keys). Each
 // stage is released once the wgmma group reading it has retired. Two schedules
 // (AttentionConfig): each step waiting for the last, or the next tile's S issued with this
-// tile's P V so the softmax runs while the tensor cores do. Tiles past the sequence are
-// read as the next head's rows or the copy engine's zeros, and masked or not stored.
+// tile's P V so the softmax runs while the tensor cores do; with either, the two warpgroups
+// may take turns issuing (ping-pong) so that one's softmax runs under the other's products.
+// Tiles past the sequence are read as the next head's rows or the copy engine's zeros, and
+// masked or not stored.
 #include "attention.h"
 
 #include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
@@ -275,6 +277,41 @@ __device__ __forceinline__ void store_rows(const float (&o)[HeadDim / 2], const 
   }
 }
 
+// The two consumer warpgroups taking turns to issue their wgmma batches (FlashAttention 3's
+// ping-pong): 0, then 1, then 0 again, so the tensor cores run one warpgroup's products while
+// the other computes its softmax rather than interleaving both. A turn is a named barrier of
+// both warpgroups (256 threads): the waiting warpgroup syncs on its own barrier, the other
+// arrives at it once its batch is issued. Both take the same number of turns; warpgroup 1
+// opens warpgroup 0's first turn and passes none after its own last, so every barrier phase
+// completes before the CTA exits. Disabled, it is nothing: each warpgroup issues when ready.
+template <bool Enabled>
+class IssueTurns {
+ public:
+  __device__ IssueTurns(int warpgroup, int turns) : warpgroup_(warpgroup), left_(turns) {
+    if constexpr (Enabled) {
+      if (warpgroup_ == 1) ptx::barrier_arrive(barrier(0), consumer_threads);
+    }
+  }
+  // Before the wgmma.fence of this warpgroup's next batch.
+  __device__ void wait() {
+    if constexpr (Enabled) ptx::barrier_sync(barrier(warpgroup_), consumer_threads);
+  }
+  // Once the batch is committed: the other warpgroup may issue.
+  __device__ void pass() {
+    --left_;
+    if constexpr (Enabled) {
+      if (warpgroup_ == 0 || left_ > 0) ptx::barrier_arrive(barrier(1 - warpgroup_), consumer_threads);
+    }
+  }
+
+ private:
+  // Named barriers 1 and 2 (0 is __syncthreads()'s; nothing else here uses named barriers).
+  __device__ static std::uint32_t barrier(int warpgroup) { return 1u + static_cast<std::uint32_t>(warpgroup); }
+  int warpgroup_;
+  int left_;
+};
+static_assert(consumer_warpgroups == 2, "IssueTurns alternates between exactly two warpgroups");
+
 // What a consumer warpgroup works on: its rows of the CTA's query block and the tiles to read.
 struct ConsumerTask {
   int head_row0;  // the head's first row in the flattened batch x heads x seq rows
@@ -287,8 +324,8 @@ struct ConsumerTask {
 };
 
 // One consumer warpgroup (all 128 threads), one step at a time: S = Q K^T, the softmax, then
-// O += P V, each waiting for the last (the reference schedule).
-template <int HeadDim>
+// O += P V, each waiting for the last (the reference schedule). Two turns a tile.
+template <int HeadDim, bool PingPong>
 __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
                                  SharedMemory<HeadDim>& shared, std::uint16_t* out, float* lse,
                                  const ConsumerTask& task) {
@@ -297,6 +334,7 @@ __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& 
 #pragma unroll
   for (float& x : o) x = 0.0f;
   RowStats stats;
+  IssueTurns<PingPong> turns(task.warpgroup, 2 * task.tiles);
 
   auto q = q_pipe.acquire_consumer();  // held until every tile is done
   const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
@@ -304,9 +342,11 @@ __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& 
     float s[64];
     auto k = k_pipe.acquire_consumer();
     const std::uint64_t k_desc = k_descriptor(shared.k[k]);
+    turns.wait();
     ptx::wgmma_fence();
     score_tile<HeadDim>(s, q_desc, k_desc);
     ptx::wgmma_commit_group();
+    turns.pass();
     ptx::wgmma_wait_group<0>();
     ptx::wgmma_fence_operands(s);  // S is read after the wait
     k.release();
@@ -321,9 +361,11 @@ __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& 
     const std::uint64_t v_desc = v_descriptor(shared.v[v]);
     ptx::wgmma_fence_operands(o);  // P and the rescaled O are written before the fence
     ptx::wgmma_fence_operands(p);
+    turns.wait();
     ptx::wgmma_fence();
     accumulate_pv<HeadDim>(o, p, v_desc);
     ptx::wgmma_commit_group();
+    turns.pass();
     ptx::wgmma_wait_group<0>();
     ptx::wgmma_fence_operands(o);  // O is read after the wait
     v.release();
@@ -335,8 +377,9 @@ __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& 
 // One consumer warpgroup, the softmax overlapped with the tensor cores: with P(j) ready, it
 // issues S(j+1) = Q K(j+1)^T and then O += P(j) V(j) as two wgmma groups, waits for the first
 // only, and computes P(j+1) in fp32 while the second runs; once that group has retired (it
-// reads P(j)'s registers and writes O), P(j+1) is packed to bf16 and O rescaled.
-template <int HeadDim>
+// reads P(j)'s registers and writes O), P(j+1) is packed to bf16 and O rescaled. A turn per
+// tile and one more (the last P V).
+template <int HeadDim, bool PingPong>
 __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
                                    SharedMemory<HeadDim>& shared, std::uint16_t* out, float* lse,
                                    const ConsumerTask& task) {
@@ -346,6 +389,7 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
   for (float& x : o) x = 0.0f;
   RowStats stats;
   std::uint32_t p[32];  // P of the tile whose V comes next
+  IssueTurns<PingPong> turns(task.warpgroup, task.tiles + 1);
 
   auto q = q_pipe.acquire_consumer();  // held until every tile is done
   const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
@@ -353,9 +397,11 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
     float s[64];
     auto k = k_pipe.acquire_consumer();
     const std::uint64_t k_desc = k_descriptor(shared.k[k]);
+    turns.wait();
     ptx::wgmma_fence();
     score_tile<HeadDim>(s, q_desc, k_desc);
     ptx::wgmma_commit_group();
+    turns.pass();
     ptx::wgmma_wait_group<0>();
     ptx::wgmma_fence_operands(s);
     k.release();
@@ -371,11 +417,13 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
     const std::uint64_t v_desc = v_descriptor(shared.v[v]);
     ptx::wgmma_fence_operands(o);  // P(j) and the rescaled O are written before the fence
     ptx::wgmma_fence_operands(p);
+    turns.wait();
     ptx::wgmma_fence();
     score_tile<HeadDim>(s, q_desc, k_desc);
     ptx::wgmma_commit_group();
     accumulate_pv<HeadDim>(o, p, v_desc);
     ptx::wgmma_commit_group();
+    turns.pass();
     ptx::wgmma_wait_group<1>();  // S(j+1) has retired; O += P(j) V(j) may still run
     ptx::wgmma_fence_operands(s);
     k.release();
@@ -396,9 +444,11 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
     const std::uint64_t v_desc = v_descriptor(shared.v[v]);
     ptx::wgmma_fence_operands(o);
     ptx::wgmma_fence_operands(p);
+    turns.wait();
     ptx::wgmma_fence();
     accumulate_pv<HeadDim>(o, p, v_desc);
     ptx::wgmma_commit_group();
+    turns.pass();
     ptx::wgmma_wait_group<0>();
     ptx::wgmma_fence_operands(o);
     v.release();
@@ -407,7 +457,7 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
   store_rows<HeadDim>(o, stats, f, out, lse, task.head_row0, task.query0, task.seq);
 }
 
-template <int HeadDim, bool Overlap>
+template <int HeadDim, bool Overlap, bool PingPong>
 __global__ void __launch_bounds__(threads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, std::uint16_t* out, float* lse, int seq,
@@ -442,9 +492,9 @@ __global__ void __launch_bounds__(threads, 1)
     const int consumer = warpgroup - 1;
     const ConsumerTask task{head_row0, qb * block_q + consumer * 64, tiles, seq, causal, scale_log2, consumer};
     if constexpr (Overlap) {
-      consume_overlapped(q_pipe, k_pipe, v_pipe, shared, out, lse, task);
+      consume_overlapped<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, out, lse, task);
     } else {
-      consume_in_order(q_pipe, k_pipe, v_pipe, shared, out, lse, task);
+      consume_in_order<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, out, lse, task);
     }
   }
 }
@@ -460,7 +510,7 @@ cudaError_t encode_rows(CUtensorMap* map, const void* base, long long rows, int 
   return encode_tensor_map_2d(map, desc);
 }
 
-template <int HeadDim, bool Overlap>
+template <int HeadDim, bool Overlap, bool PingPong>
 cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* lse,
                    const AttentionShape& shape, float scale, cudaStream_t stream) {
   const long long rows = static_cast<long long>(shape.batch) * shape.heads * shape.seq;
@@ -469,7 +519,7 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
   if (status != cudaSuccess) return status;
   if ((status = encode_rows(&map_k, k, rows, HeadDim)) != cudaSuccess) return status;
   if ((status = encode_rows(&map_v, v, rows, HeadDim)) != cudaSuccess) return status;
-  const auto kernel = attention_kernel<HeadDim, Overlap>;
+  const auto kernel = attention_kernel<HeadDim, Overlap, PingPong>;
   status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 static_cast<int>(smem_bytes<HeadDim>));
   if (status != cudaSuccess) return status;
@@ -482,6 +532,13 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
   return cudaGetLastError();
 }
 
+// launch, for the head dim known only at run time.
+template <bool Overlap, bool PingPong>
+cudaError_t launch_schedule(const void* q, const void* k, const void* v, void* o, float* lse,
+                           const AttentionShape& shape, float scale, cudaStream_t stream) {
+  return shape.head_dim == 128 ? launch<128, Overlap, PingPong>(q, k, v, o, lse, shape, scale, stream)
+                               : launch<64, Overlap, PingPong>(q, k, v, o, lse, shape, scale, stream);
+}
 }  // namespace
 
 cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
@@ -507,12 +564,11 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
   }
   if (lse != nullptr && reinterpret_cast<std::uintptr_t>(lse) % 4 != 0)
     return reject("LSE must be 4-byte aligned");
-  if (config.overlap_softmax) {
-    return shape.head_dim == 128 ? launch<128, true>(q, k, v, o, lse, shape, scale, stream)
-                                 : launch<64, true>(q, k, v, o, lse, shape, scale, stream);
-  }
-  return shape.head_dim == 128 ? launch<128, false>(q, k, v, o, lse, shape, scale, stream)
-                               : launch<64, false>(q, k, v, o, lse, shape, scale, stream);
+  using Launch = cudaError_t (*)(const void*, const void*, const void*, void*, float*, const AttentionShape&,
+                                 float, cudaStream_t);
+  constexpr Launch by_schedule[2][2] = {{launch_schedule<false, false>, launch_schedule<false, true>},
+                                        {launch_schedule<true, false>, launch_schedule<true, true>}};
+  return by_schedule[config.overlap_softmax][config.pingpong](q, k, v, o, lse, shape, scale, stream);
 }
 
 cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
@@ -524,7 +580,7 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
 
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                       int batch, int heads, int seq, int head_dim, int causal,
-                                      float scale, int overlap_softmax, void* stream) {
+                                      float scale, int overlap_softmax, int pingpong, void* stream) {
   linpipe::kernels::AttentionShape shape;
   shape.batch = batch;
   shape.heads = heads;
@@ -534,6 +590,7 @@ extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* 
   const char* why = nullptr;
   linpipe::kernels::AttentionConfig config;
   config.overlap_softmax = overlap_softmax != 0;
+  config.pingpong = pingpong != 0;
   const cudaError_t status = linpipe::kernels::attention_bf16(q, k, v, o, lse, shape, scale, config,
                                                               static_cast<cudaStream_t>(stream), &why);
   if (status == cudaErrorInvalidValue && why != nullptr) std::fprintf(stderr, "linpipe_attention_bf16: %s\n", why);

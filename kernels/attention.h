@@ -35,6 +35,9 @@ struct AttentionConfig {
   // schedule). true: the next tile's S and this tile's P V are issued together, and the next
   // softmax runs while P V does (a second S and P in registers).
   bool overlap_softmax = false;
+  // true: the two consumer warpgroups take turns issuing their products (one warpgroup's on
+  // the tensor cores while the other computes its softmax); false: each issues when ready.
+  bool pingpong = false;
 };
 
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually
@@ -56,4 +59,4 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
 // to stderr.
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                       int batch, int heads, int seq, int head_dim, int causal,
-                                      float scale, int overlap_softmax, void* stream);
+                                      float scale, int overlap_softmax, int pingpong, void* stream);

@@ -128,12 +128,14 @@ TEST_P(Attention, MatchesFloatReference) {
   std::vector<float> want(n), want_lse(rows);
   reference(q, k, v, shape, scale, want, want_lse);
 
-  for (const bool overlap : {false, true}) {  // both consumer schedules
-    SCOPED_TRACE(overlap ? "softmax overlapped with the tensor cores" : "one step at a time");
+  for (const int schedule : {0, 1, 2, 3}) {  // both consumer schedules, each with and without ping-pong
+    linpipe::kernels::AttentionConfig config;
+    config.overlap_softmax = (schedule & 1) != 0;
+    config.pingpong = (schedule & 2) != 0;
+    SCOPED_TRACE(std::string(config.overlap_softmax ? "softmax overlapped with the tensor cores" : "one step at a time") +
+                 (config.pingpong ? ", warpgroups taking turns" : ""));
     LINPIPE_CUDA_OK(cudaMemset(dout, 0xff, (n + guard) * 2));  // bf16 NaN everywhere
     LINPIPE_CUDA_OK(cudaMemset(dlse, 0xff, (rows + guard_rows) * sizeof(float)));
-    linpipe::kernels::AttentionConfig config;
-    config.overlap_softmax = overlap;
     const char* why = nullptr;
     LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, config, nullptr, &why));
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
