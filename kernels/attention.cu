@@ -11,8 +11,8 @@
 // (AttentionConfig): each step waiting for the last, or the next tile's S issued with this
 // tile's P V so the softmax runs while the tensor cores do; with either, the two warpgroups
 // may take turns issuing (ping-pong) so that one's softmax runs under the other's products.
-// Tiles past the sequence are read as the next head's rows or the copy engine's zeros, and
-// masked or not stored.
+// Each head is a plane of the 3-D tensor maps: rows of a tile past the sequence are read as
+// zeros (never another head's rows) and masked or not stored.
 #include "attention.h"
 
 #include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
@@ -75,15 +75,15 @@ __device__ __host__ inline int kv_tiles(int seq, int qb, bool causal) {
   return causal && to_diagonal < all ? to_diagonal : all;
 }
 
-// Loads one 128-row tile (rows `row` .. row + 127 of the flattened batch x heads x seq rows)
-// box by box onto the stage's full barrier, which expects the whole tile.
+// Loads one 128-row tile (rows `row` .. row + 127 of head `head`: rows past the sequence come
+// as zeros) box by box onto the stage's full barrier, which expects the whole tile.
 template <int HeadDim, class Stage>
-__device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, const Stage& stage) {
+__device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, int head, const Stage& stage) {
   const auto full = stage.mbar();
   full.arrive_expect_tx(sizeof(Tile<HeadDim>));
 #pragma unroll
   for (int b = 0; b < Tile<HeadDim>::boxes; ++b)
-    ptx::tma_load_2d(tile.box[b], map, b * box_cols, row, full.address());
+    ptx::tma_load_3d(tile.box[b], map, b * box_cols, row, head, full.address());
 }
 
 // One lane: Q once, then K and V tile by tile. Every stage is released as soon as its loads
@@ -91,17 +91,17 @@ __device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, 
 template <int HeadDim>
 __device__ void produce(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
                         SharedMemory<HeadDim>& shared, const CUtensorMap* map_q,
-                        const CUtensorMap* map_k, const CUtensorMap* map_v, int head_row0, int qb,
+                        const CUtensorMap* map_k, const CUtensorMap* map_v, int head, int qb,
                         int tiles) {
   auto q = q_pipe.acquire_producer();
-  load_tile(shared.q[q], map_q, head_row0 + qb * block_q, q);
+  load_tile(shared.q[q], map_q, qb * block_q, head, q);
   q.release();
   for (int j = 0; j < tiles; ++j) {
     auto k = k_pipe.acquire_producer();
-    load_tile(shared.k[k], map_k, head_row0 + j * block_kv, k);
+    load_tile(shared.k[k], map_k, j * block_kv, head, k);
     k.release();
     auto v = v_pipe.acquire_producer();
-    load_tile(shared.v[v], map_v, head_row0 + j * block_kv, v);
+    load_tile(shared.v[v], map_v, j * block_kv, head, v);
     v.release();
   }
   q_pipe.drain();
@@ -477,7 +477,8 @@ __global__ void __launch_bounds__(threads, 1)
 
   // Longest rows first: under a causal mask the last query blocks read the most tiles.
   const int qb = static_cast<int>(gridDim.x - 1 - blockIdx.x);
-  const int head_row0 = static_cast<int>(blockIdx.y) * seq;
+  const int head = static_cast<int>(blockIdx.y);  // of the batch x heads
+  const int head_row0 = head * seq;
   const int tiles = kv_tiles(seq, qb, causal);
   QPipeline q_pipe(shared.q.barriers, "attention q");
   KvPipeline k_pipe(shared.k.barriers, "attention k");
@@ -486,7 +487,7 @@ __global__ void __launch_bounds__(threads, 1)
   if (warpgroup == 0) {
     ptx::setmaxnreg_dec<40>();  // as the GEMM: 128 x (40 + 2 x 232) registers fit the SM
     if (threadIdx.x == 0)
-      produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, head_row0, qb, tiles);
+      produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, head, qb, tiles);
   } else {
     ptx::setmaxnreg_inc<232>();
     const int consumer = warpgroup - 1;
@@ -499,26 +500,27 @@ __global__ void __launch_bounds__(threads, 1)
   }
 }
 
-// Q, K or V as rows of head_dim (batch x heads x seq of them) in 128 x 64 boxes.
-cudaError_t encode_rows(CUtensorMap* map, const void* base, long long rows, int head_dim) {
-  TensorMap2d desc;
+// Q, K or V as batch x heads planes of seq rows of head_dim, in 128 x 64 boxes of one plane
+// (a box never reads another head's rows: past the sequence it reads zeros).
+cudaError_t encode_heads(CUtensorMap* map, const void* base, const AttentionShape& shape) {
+  TensorMap3d desc;
   desc.base = base;
-  desc.rows = static_cast<std::uint64_t>(rows);
-  desc.cols = static_cast<std::uint64_t>(head_dim);
+  desc.planes = static_cast<std::uint64_t>(shape.batch) * static_cast<std::uint64_t>(shape.heads);
+  desc.rows = static_cast<std::uint64_t>(shape.seq);
+  desc.cols = static_cast<std::uint64_t>(shape.head_dim);
   desc.box_rows = 128;
   desc.box_cols = box_cols;
-  return encode_tensor_map_2d(map, desc);
+  return encode_tensor_map_3d(map, desc);
 }
 
 template <int HeadDim, bool Overlap, bool PingPong>
 cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* lse,
                    const AttentionShape& shape, float scale, cudaStream_t stream) {
-  const long long rows = static_cast<long long>(shape.batch) * shape.heads * shape.seq;
   CUtensorMap map_q, map_k, map_v;
-  cudaError_t status = encode_rows(&map_q, q, rows, HeadDim);
+  cudaError_t status = encode_heads(&map_q, q, shape);
   if (status != cudaSuccess) return status;
-  if ((status = encode_rows(&map_k, k, rows, HeadDim)) != cudaSuccess) return status;
-  if ((status = encode_rows(&map_v, v, rows, HeadDim)) != cudaSuccess) return status;
+  if ((status = encode_heads(&map_k, k, shape)) != cudaSuccess) return status;
+  if ((status = encode_heads(&map_v, v, shape)) != cudaSuccess) return status;
   const auto kernel = attention_kernel<HeadDim, Overlap, PingPong>;
   status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 static_cast<int>(smem_bytes<HeadDim>));

@@ -41,6 +41,24 @@ LINPIPE_DEVICE inline void tma_load_2d(void* dst_shared, const void* tensor_map,
 #endif
 }
 
+// cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+//     [dst], [tensor_map, {c0, c1, c2}], [bar];
+// PTX ISA 8.0, SM_90. As tma_load_2d through a 3-D map (encode_tensor_map_3d): the box at
+// column c0, row c1 of plane c2.
+LINPIPE_DEVICE inline void tma_load_3d(void* dst_shared, const void* tensor_map, std::int32_t c0,
+                                       std::int32_t c1, std::int32_t c2, std::uint64_t* bar) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(shared_address(dst_shared)),
+      "l"(reinterpret_cast<std::uint64_t>(tensor_map)), "r"(c0), "r"(c1), "r"(c2),
+      "r"(shared_address(bar))
+      : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_tensor_is_not_supported_before_SM_90();
+#endif
+}
+
 // cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
 //     [dst], [tensor_map, {c0, c1}], [bar], cta_mask;
 // PTX ISA 8.0, SM_90. As tma_load_2d, but the box lands at the same shared offset (dst, bar) in

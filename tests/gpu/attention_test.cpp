@@ -2,7 +2,9 @@
 // from the same bf16 inputs: O and the log-sum-exp, for head dims 64 and 128, with and without
 // the causal mask, at sequence lengths that leave a tail in the last query and key tiles (1,
 // 127, 129, 300) and whole tiles (256), over several heads, so a tile that runs past one
-// head's rows into the next head's (or past the tensor) must be masked or left unwritten.
+// head's rows must be masked or left unwritten, and must not read another head's rows (NaN
+// there never reaches this head). Every shape runs with all four consumer configurations
+// (in order or overlapped, each with and without ping-pong).
 // Error bounds (inputs uniform in [-1, 1), scale 1 / sqrt(head_dim)): |O - ref| <= 0.01 for
 // every element and <= 0.001 on average; |LSE - ref| <= 1e-4 x max(1, |ref|). The kernel's
 // algorithm itself (fp32 scores and sums, P and O rounded to bf16), run on the CPU over these
@@ -187,6 +189,57 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Attention,
                                            Case{2, 2, 300, 128, true},   // tails and heads
                                            Case{1, 2, 300, 64, false}),
                          case_name);
+
+// A head reads only its own keys and values: with every K and V element of head 1 NaN, head
+// 0's output and LSE stay exact, although its one tile runs past its 100 keys (had the heads
+// been one flat range of rows, that tile would read head 1's first rows, and 0 x NaN in P V
+// would spoil every row of head 0).
+TEST(AttentionHeads, NanInAnotherHeadStaysThere) {
+  LINPIPE_REQUIRE_GPU();
+  AttentionShape shape;
+  shape.batch = 1;
+  shape.heads = 2;
+  shape.seq = 100;
+  shape.head_dim = 64;
+  const float scale = 0.125f;
+  const std::size_t per_head = static_cast<std::size_t>(shape.seq) * shape.head_dim;
+  const std::size_t n = 2 * per_head;
+  auto q = random_bf16(n, 4), k = random_bf16(n, 5), v = random_bf16(n, 6);
+  constexpr std::uint16_t bf16_nan = 0x7fc0;
+  std::fill(k.begin() + per_head, k.end(), bf16_nan);
+  std::fill(v.begin() + per_head, v.end(), bf16_nan);
+  AttentionShape head0 = shape;
+  head0.heads = 1;
+  std::vector<float> want(per_head), want_lse(shape.seq);
+  reference(q, k, v, head0, scale, want, want_lse);  // reads only head 0's rows
+
+  void *dq = nullptr, *dk = nullptr, *dv = nullptr, *dout = nullptr;
+  float* dlse = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&dq, n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dk, n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dv, n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dout, n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dlse, 2 * shape.seq * sizeof(float)));
+  LINPIPE_CUDA_OK(cudaMemcpy(dq, q.data(), n * 2, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemcpy(dk, k.data(), n * 2, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemcpy(dv, v.data(), n * 2, cudaMemcpyHostToDevice));
+  for (const int schedule : {0, 1, 2, 3}) {
+    linpipe::kernels::AttentionConfig config;
+    config.overlap_softmax = (schedule & 1) != 0;
+    config.pingpong = (schedule & 2) != 0;
+    SCOPED_TRACE("schedule " + std::to_string(schedule));
+    LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, config));
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+    std::vector<std::uint16_t> out(n);
+    std::vector<float> lse(2 * shape.seq);
+    LINPIPE_CUDA_OK(cudaMemcpy(out.data(), dout, n * 2, cudaMemcpyDeviceToHost));
+    LINPIPE_CUDA_OK(cudaMemcpy(lse.data(), dlse, lse.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    // Head 0 only (head 1's own output is NaN, as it should be); no guard rows to check here.
+    expect_matches(out, lse, want, want_lse, Case{1, 1, shape.seq, shape.head_dim, false}, per_head,
+                   static_cast<std::size_t>(shape.seq), 0, 0);
+  }
+  for (void* p : {dq, dk, dv, dout, static_cast<void*>(dlse)}) LINPIPE_CUDA_OK(cudaFree(p));
+}
 
 // What a caller gets wrong is refused with a sentence, before any CUDA call (no GPU needed).
 TEST(AttentionArguments, RefusedWithAReason) {

@@ -279,7 +279,7 @@ TEST(TensorMap, RejectsWhatTheCopyEngineCannotServe) {
   linpipe::TensorMap2d bad = desc;
   bad.base = reinterpret_cast<const std::byte*>(tensor) + 8;
   EXPECT_EQ(linpipe::encode_tensor_map_2d(&map, bad, &why), cudaErrorInvalidValue);
-  EXPECT_STREQ(why, "encode_tensor_map_2d: base must be a 16-byte aligned device pointer");
+  EXPECT_STREQ(why, "encode_tensor_map: base must be a 16-byte aligned device pointer");
   bad = desc;
   bad.box_cols = 128;  // 256 bytes, wider than the 128-byte swizzle span
   EXPECT_EQ(linpipe::encode_tensor_map_2d(&map, bad, &why), cudaErrorInvalidValue);
@@ -291,6 +291,36 @@ TEST(TensorMap, RejectsWhatTheCopyEngineCannotServe) {
   bad = desc;
   bad.box_rows = 300;
   EXPECT_EQ(linpipe::encode_tensor_map_2d(&map, bad, &why), cudaErrorInvalidValue);
+  EXPECT_NE(std::string(why).find("1..256"), std::string::npos) << why;
+}
+
+TEST(TensorMap, A3dMapRejectsPlanesItCannotServe) {
+  // Checked before the driver is asked: no GPU needed.
+  alignas(16) static std::uint16_t tensor[4 * 64 * 128];
+  CUtensorMap map;
+  const char* why = nullptr;
+  linpipe::TensorMap3d desc;
+  desc.base = tensor;
+  desc.planes = 4;
+  desc.rows = 64;
+  desc.cols = 128;
+  desc.box_rows = 16;
+  desc.box_cols = 64;
+  linpipe::TensorMap3d bad = desc;
+  bad.planes = 0;
+  EXPECT_EQ(linpipe::encode_tensor_map_3d(&map, bad, &why), cudaErrorInvalidValue);
+  EXPECT_STREQ(why, "encode_tensor_map: planes, rows and cols must be positive");
+  bad = desc;
+  bad.plane_stride_bytes = 64 * 256 - 16;  // planes overlapping the last row of the one before
+  EXPECT_EQ(linpipe::encode_tensor_map_3d(&map, bad, &why), cudaErrorInvalidValue);
+  EXPECT_NE(std::string(why).find("plane stride"), std::string::npos) << why;
+  bad = desc;
+  bad.plane_stride_bytes = 64 * 256 + 8;
+  EXPECT_EQ(linpipe::encode_tensor_map_3d(&map, bad, &why), cudaErrorInvalidValue);
+  EXPECT_NE(std::string(why).find("multiple of 16"), std::string::npos) << why;
+  bad = desc;
+  bad.box_planes = 0;
+  EXPECT_EQ(linpipe::encode_tensor_map_3d(&map, bad, &why), cudaErrorInvalidValue);
   EXPECT_NE(std::string(why).find("1..256"), std::string::npos) << why;
 }
 
@@ -354,6 +384,78 @@ TEST(TensorMap, EncodedMapLoadsTheBoxItDescribes) {
     for (int c = 0; c < box_cols; ++c)
       wrong += box[r * box_cols + c] != input[(row0 + r) * map_cols + col0 + c];
   EXPECT_EQ(wrong, 0) << "elements of the box differ from the tensor at (" << col0 << ", " << row0 << ")";
+}
+
+// One TMA load of the box at (col0, row0, plane) through a 3-D map, copied out.
+__global__ void load_box_3d(const __grid_constant__ CUtensorMap map, int col0, int row0, int plane,
+                            std::uint16_t* out, std::uint32_t* timed_out) {
+  __shared__ __align__(128) std::uint16_t box[box_rows * box_cols];
+  __shared__ std::uint64_t bar;
+  if (threadIdx.x == 0) {
+    ptx::mbarrier_init(&bar, 1);
+    ptx::fence_mbarrier_init();
+    (void)ptx::mbarrier_arrive_expect_tx(&bar, sizeof(box));
+    ptx::tma_load_3d(box, &map, col0, row0, plane, &bar);
+    if (!wait_parity(&bar, 0)) atomicAdd(timed_out, 1u);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < box_rows * box_cols; i += blockDim.x) out[i] = box[i];
+}
+
+// A box that runs past the last row of a plane brings zeros for the missing rows, not the next
+// plane's first rows (what lets a kernel tile each head of batch x heads x seq on its own).
+TEST(TensorMap, A3dBoxStopsAtTheEndOfItsPlane) {
+  LINPIPE_REQUIRE_GPU();
+  constexpr int planes = 3, rows = 20;  // a box of 16 rows at row 8 runs 4 rows past the plane
+  std::vector<std::uint16_t> input(planes * rows * map_cols);
+  std::iota(input.begin(), input.end(), std::uint16_t{1});
+  std::uint16_t *tensor = nullptr, *out = nullptr;
+  std::uint32_t* timed_out = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&tensor, input.size() * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMalloc(&out, box_rows * box_cols * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMalloc(&timed_out, sizeof(std::uint32_t)));
+  LINPIPE_CUDA_OK(cudaMemcpy(tensor, input.data(), input.size() * sizeof(std::uint16_t),
+                             cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemset(out, 0xFF, box_rows * box_cols * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMemset(timed_out, 0, sizeof(std::uint32_t)));
+
+  linpipe::TensorMap3d desc;
+  desc.base = tensor;
+  desc.planes = planes;
+  desc.rows = rows;
+  desc.cols = map_cols;
+  desc.box_rows = box_rows;
+  desc.box_cols = box_cols;
+  desc.type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;  // row-major box, easy to check
+  CUtensorMap map;
+  const char* why = "";
+  LINPIPE_CUDA_OK(linpipe::encode_tensor_map_3d(&map, desc, &why));
+  constexpr int col0 = 32, row0 = 8, plane = 1;
+  load_box_3d<<<1, 128>>>(map, col0, row0, plane, out, timed_out);
+  LINPIPE_CUDA_OK(cudaGetLastError());
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto box = to_host(out, box_rows * box_cols);
+  const auto waits = to_host(timed_out, 1);
+  LINPIPE_CUDA_OK(cudaFree(tensor));
+  LINPIPE_CUDA_OK(cudaFree(out));
+  LINPIPE_CUDA_OK(cudaFree(timed_out));
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0], 0u) << "the load never completed on its barrier";
+  ASSERT_EQ(box.size(), static_cast<std::size_t>(box_rows * box_cols));
+  int wrong = 0, leaked = 0;
+  for (int r = 0; r < box_rows; ++r) {
+    for (int c = 0; c < box_cols; ++c) {
+      const std::uint16_t got = box[r * box_cols + c];
+      if (row0 + r < rows) {
+        wrong += got != input[(plane * rows + row0 + r) * map_cols + col0 + c];
+      } else {
+        leaked += got != 0;
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0) << "rows inside plane " << plane << " differ from the tensor";
+  EXPECT_EQ(leaked, 0) << "rows past the plane's end are not zeros (the next plane's rows leaked in?)";
 }
 
 // One TMA store of a box written in shared memory (values 1..N) to (col0, row0) of the map.
