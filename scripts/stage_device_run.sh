@@ -17,5 +17,5 @@ cp build/default/tests/gpu/{cuda_import_test,gpu_pingpong_test,gpu_stream_copy_t
 cp build/release/kernels/{stream_copy_bench,handoff_bench,gemm_bench,liblinpipe_attention.so} .device/
 # The GEMM test built without debug checks too: the kernel the benchmarks time.
 cp build/release/tests/gpu/gpu_gemm_test .device/gpu_gemm_test_release
-cp kernels/bench/{run_gpu_suite.sh,compare_handoff_sass.py,plot_stream_copy.py,plot_trace.py,same_device_code.py,attention_bench.py,run_attention.sh} .device/
+cp kernels/bench/{run_gpu_suite.sh,compare_handoff_sass.py,plot_stream_copy.py,plot_trace.py,same_device_code.py,attention_bench.py,ncu_summary.py,run_attention.sh} .device/
 du -sh .device

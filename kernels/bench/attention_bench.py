@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """linpipe's attention_bf16 against torch's scaled_dot_product_attention, same tensors, same GPU.
 
-  attention_bench.py LIB [--quick] [--seqs 512,1024,...] [--head-dims 64,128]
+  attention_bench.py LIB [--quick] [--once] [--seqs 512,1024,...] [--head-dims 64,128] [--masks full,causal]
 
 LIB: liblinpipe_attention.so (built here by the release preset: build/release/kernels/).
 For each sequence length, head dim and mask, batch x heads is chosen so every case holds 16k
@@ -12,7 +12,8 @@ the softmax overlapped with the tensor cores), each with and without ping-pong (
 consumer warpgroups taking turns on the tensor cores), and its fastest is compared. CUDA events around 20 launches after 5 warm-ups,
 median of 5 rounds. FLOPs: 4 x batch x heads x seq^2 x head_dim, half
 that when causal. Before timing, linpipe's output is checked against torch's (max |difference|).
-The table comes last.
+The table comes last. --once: each linpipe configuration and each torch backend runs once on
+each case, untimed, with no table (for a profiler such as ncu).
 """
 import argparse
 import ctypes
@@ -60,6 +61,8 @@ def main(argv):
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seqs", default="512,1024,2048,4096,8192,16384")
     parser.add_argument("--head-dims", default="64,128")
+    parser.add_argument("--masks", default="full,causal")
+    parser.add_argument("--once", action="store_true")
     args = parser.parse_args(argv)
     attention = load(args.lib)
     device = torch.cuda.get_device_name()
@@ -67,7 +70,7 @@ def main(argv):
     rows = []
     for head_dim in [int(x) for x in args.head_dims.split(",")]:
         for seq in [int(x) for x in args.seqs.split(",")]:
-            for causal in (False, True):
+            for causal in [mask == "causal" for mask in args.masks.split(",")]:
                 heads = 2048 // head_dim
                 batch = max(1, 16384 // seq)
                 shape = (batch, heads, seq, head_dim)
@@ -87,6 +90,18 @@ def main(argv):
                     if status != 0:
                         raise RuntimeError(f"linpipe_attention_bf16 returned cudaError {status}")
 
+                if args.once:
+                    for schedule in SCHEDULES:
+                        ours(schedule)
+                    for _, backend in BACKENDS:
+                        try:
+                            with sdpa_kernel([backend]):
+                                torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
+                                                                                 scale=scale)
+                        except RuntimeError:
+                            pass  # this backend does not take the case
+                    torch.cuda.synchronize()
+                    continue
                 reference = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
                                                                              scale=scale)
                 errors = []
@@ -112,6 +127,8 @@ def main(argv):
                 rows.append((head_dim, seq, causal, batch, heads, ours_ms, best,
                              timed.get(best, float("nan")), flops, error,
                              " ".join(f"{n}={timed[n]:.3f}" for n in timed)))
+    if args.once:
+        return 0
     print()
     print("| head dim | seq | mask | batch x heads | "
           + " | ".join(f"{name} TFLOP/s" for name in SCHEDULE_NAMES)

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""One line per profiled kernel from `ncu --csv --page raw` output: what limits it.
+
+  ncu_summary.py NCU_CSV [--kernels REGEX]
+
+Prints duration, tensor pipe activity, DRAM throughput, L2 hit rate, issue-slot use and the
+three largest warp stall reasons (stalled warps per issued instruction) of each kernel whose
+name matches REGEX (default: every kernel that ran longer than 50 us). A metric ncu did not
+collect shows as '-'.
+"""
+import argparse
+import csv
+import io
+import re
+import sys
+
+DURATION = "gpu__time_duration.sum"
+COLUMNS = [
+    ("ms", DURATION),
+    ("tensor %", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed"),
+    ("DRAM %", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+    ("L2 hit %", "lts__t_sector_hit_rate.pct"),
+    ("issue %", "smsp__issue_active.avg.pct_of_peak_sustained_active"),
+]
+TO_MS = {"ns": 1e-6, "nsecond": 1e-6, "us": 1e-3, "usecond": 1e-3, "ms": 1.0, "msecond": 1.0}
+STALL = re.compile(r"smsp__average_warps?_issue_stalled_(\w+?)_per_issue_active\.ratio$")
+
+
+def number(text):
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def rows_of(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    start = text.find('"ID"')  # ncu prints its own lines (==PROF==) and the program's before the CSV
+    if start < 0:
+        return [], {}
+    reader = csv.reader(io.StringIO(text[start:]))
+    header = next(reader)
+    units = dict(zip(header, next(reader, [])))
+    return [dict(zip(header, row)) for row in reader if len(row) == len(header)], units
+
+
+def value_of(row, units, metric):
+    """The metric's value; a duration in ms, whatever unit this ncu printed it in."""
+    value = number(row.get(metric, ""))
+    if value is None or metric != DURATION:
+        return value
+    return value * TO_MS.get(units.get(metric, "ns"), 1e-6)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("csv")
+    parser.add_argument("--kernels", default=None)
+    args = parser.parse_args(argv)
+    rows, units = rows_of(args.csv)
+    if not rows:
+        print(f"ncu_summary: no CSV rows in {args.csv} (did ncu run, and read the counters?)")
+        return 1
+    pick = re.compile(args.kernels) if args.kernels else None
+    print("| kernel | " + " | ".join(name for name, _ in COLUMNS) + " | top stalls (warps per issue) |")
+    print("|---|" + "---:|" * len(COLUMNS) + "---|")
+    for row in rows:
+        name = row.get("Kernel Name", "?")
+        duration = value_of(row, units, DURATION)
+        if pick is not None and not pick.search(name):
+            continue
+        if pick is None and (duration is None or duration < 0.05):
+            continue
+        cells = []
+        for _, metric in COLUMNS:
+            value = value_of(row, units, metric)
+            cells.append("-" if value is None else f"{value:.3g}")
+        stalls = sorted(((number(v) or 0.0, STALL.match(k).group(1)) for k, v in row.items() if STALL.match(k)),
+                        reverse=True)[:3]
+        short = name[:name.rfind("(")] if name.endswith(")") else name  # without the parameters
+        short = short.removeprefix("void ").replace("(anonymous namespace)::", "")[:70]
+        print(f"| {short} | " + " | ".join(cells) + " | "
+              + ", ".join(f"{reason} {value:.2f}" for value, reason in stalls) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
