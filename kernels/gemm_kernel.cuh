@@ -225,6 +225,7 @@ __device__ void consume(Pipe& pipe, SharedMemory& shared, const CUtensorMap* map
       retiring.push(std::move(stage));
     }
     ptx::wgmma_wait_group<0>();
+    ptx::wgmma_fence_operands(acc);  // the epilogue reads the accumulators after the wait
     retiring.flush();
     store_tile(acc, shared.staging[warpgroup], map_c, warpgroup, tm * block_m + warpgroup * 64,
                tn * block_n);
