@@ -502,7 +502,7 @@ __global__ void __launch_bounds__(threads, 1)
 
 // Q, K or V as batch x heads planes of seq rows of head_dim, in 128 x 64 boxes of one plane
 // (a box never reads another head's rows: past the sequence it reads zeros).
-cudaError_t encode_heads(CUtensorMap* map, const void* base, const AttentionShape& shape) {
+cudaError_t encode_heads(CUtensorMap* map, const void* base, const AttentionShape& shape, const char** why) {
   TensorMap3d desc;
   desc.base = base;
   desc.planes = static_cast<std::uint64_t>(shape.batch) * static_cast<std::uint64_t>(shape.heads);
@@ -510,17 +510,17 @@ cudaError_t encode_heads(CUtensorMap* map, const void* base, const AttentionShap
   desc.cols = static_cast<std::uint64_t>(shape.head_dim);
   desc.box_rows = 128;
   desc.box_cols = box_cols;
-  return encode_tensor_map_3d(map, desc);
+  return encode_tensor_map_3d(map, desc, why);
 }
 
 template <int HeadDim, bool Overlap, bool PingPong>
 cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* lse,
-                   const AttentionShape& shape, float scale, cudaStream_t stream) {
+                   const AttentionShape& shape, float scale, cudaStream_t stream, const char** why) {
   CUtensorMap map_q, map_k, map_v;
-  cudaError_t status = encode_heads(&map_q, q, shape);
+  cudaError_t status = encode_heads(&map_q, q, shape, why);
   if (status != cudaSuccess) return status;
-  if ((status = encode_heads(&map_k, k, shape)) != cudaSuccess) return status;
-  if ((status = encode_heads(&map_v, v, shape)) != cudaSuccess) return status;
+  if ((status = encode_heads(&map_k, k, shape, why)) != cudaSuccess) return status;
+  if ((status = encode_heads(&map_v, v, shape, why)) != cudaSuccess) return status;
   const auto kernel = attention_kernel<HeadDim, Overlap, PingPong>;
   status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 static_cast<int>(smem_bytes<HeadDim>));
@@ -537,9 +537,9 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
 // launch, for the head dim known only at run time.
 template <bool Overlap, bool PingPong>
 cudaError_t launch_schedule(const void* q, const void* k, const void* v, void* o, float* lse,
-                           const AttentionShape& shape, float scale, cudaStream_t stream) {
-  return shape.head_dim == 128 ? launch<128, Overlap, PingPong>(q, k, v, o, lse, shape, scale, stream)
-                               : launch<64, Overlap, PingPong>(q, k, v, o, lse, shape, scale, stream);
+                           const AttentionShape& shape, float scale, cudaStream_t stream, const char** why) {
+  return shape.head_dim == 128 ? launch<128, Overlap, PingPong>(q, k, v, o, lse, shape, scale, stream, why)
+                               : launch<64, Overlap, PingPong>(q, k, v, o, lse, shape, scale, stream, why);
 }
 }  // namespace
 
@@ -567,10 +567,10 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
   if (lse != nullptr && reinterpret_cast<std::uintptr_t>(lse) % 4 != 0)
     return reject("LSE must be 4-byte aligned");
   using Launch = cudaError_t (*)(const void*, const void*, const void*, void*, float*, const AttentionShape&,
-                                 float, cudaStream_t);
+                                 float, cudaStream_t, const char**);
   constexpr Launch by_schedule[2][2] = {{launch_schedule<false, false>, launch_schedule<false, true>},
                                         {launch_schedule<true, false>, launch_schedule<true, true>}};
-  return by_schedule[config.overlap_softmax][config.pingpong](q, k, v, o, lse, shape, scale, stream);
+  return by_schedule[config.overlap_softmax][config.pingpong](q, k, v, o, lse, shape, scale, stream, why);
 }
 
 cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
