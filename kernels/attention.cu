@@ -1,7 +1,9 @@
-// attention_bf16's kernel (see attention.h). One CTA: 128 query rows of one (batch, head).
-// Warp 0 loads, through three linpipe pipelines: the Q tile once (a one-stage pipeline whose
-// stage the consumers hold to the end), then each K tile and each V tile into its own
-// two-stage ring, so the next K tile lands while the consumers still multiply by this V.
+// attention_bf16's kernel (see attention.h). A CTA computes 128 query rows of one (batch,
+// head) at a time: one such query block, or (persistent grid) several in turn. Warp 0 loads,
+// through three linpipe pipelines: each query block's Q tile once (a two-stage pipeline whose
+// stage the consumers hold to the block's end, so the next block's Q lands meanwhile), then
+// each K tile and each V tile into its own two-stage ring, so the next K tile lands while the
+// consumers still multiply by this V.
 // Consumer warpgroup w owns query rows 64w..64w+63: per K/V tile it computes S = Q K^T with
 // wgmma (both operands K-major in 128B-swizzled shared memory), masks the tail and the causal
 // triangle, updates the running row maximum and sum (base 2, fp32), rescales its output
@@ -31,6 +33,9 @@ constexpr int block_q = attention_block_q;
 constexpr int block_kv = attention_block_kv;
 constexpr int box_cols = 64;  // one 128-byte swizzle span of bf16
 constexpr int kv_stages = 2;
+// Two: a persistent CTA's producer loads the next query block while the consumers still hold
+// this one (one stage would leave every tile's first loads exposed).
+constexpr int q_stages = 2;
 constexpr int consumer_warpgroups = 2;
 constexpr int threads = 128 * (1 + consumer_warpgroups);
 constexpr int consumer_threads = 128 * consumer_warpgroups;
@@ -46,7 +51,7 @@ struct Tile {
   alignas(1024) std::uint16_t box[boxes][128 * box_cols];
 };
 
-using QPipeline = ProducerConsumerPipeline<1>;
+using QPipeline = ProducerConsumerPipeline<q_stages>;
 using KvPipeline = ProducerConsumerPipeline<kv_stages>;
 
 template <int HeadDim>
@@ -66,7 +71,26 @@ struct SharedMemory {
 template <int HeadDim>
 constexpr std::size_t smem_bytes = sizeof(SharedMemory<HeadDim>) + alignof(SharedMemory<HeadDim>) - 16;
 static_assert(smem_bytes<128> <= NvidiaMbarBackend<kv_stages>::max_storage_bytes,
-              "attention: Q, two K and two V stages of head dim 128 exceed a block's shared memory");
+              "attention: two Q, two K and two V stages of head dim 128 exceed a block's shared memory");
+
+// The CTA tiles (a query block of one head) in the order they are handed out: head by head,
+// so that the K and V of only a few heads are read at once and stay in L2, and within a head
+// the last query block first (under a causal mask the last blocks read the most tiles:
+// longest first). A CTA takes tiles blockIdx.x, + gridDim.x, ...: one tile when the grid has a
+// CTA per tile, several when it is persistent (a CTA per SM).
+// Tile numbers are unsigned: count() < 2^31 (fewer tiles than rows), so t + gridDim.x cannot wrap.
+// Computed on the host and passed as a kernel parameter: its fields stay in the parameter
+// bank, not in registers across a CTA's tiles (in registers they made the overlapped head-dim
+// 128 kernel spill).
+struct TileOrder {
+  int query_blocks;  // per head
+  int heads;         // batch x heads
+  __device__ __host__ unsigned count() const { return static_cast<unsigned>(query_blocks) * static_cast<unsigned>(heads); }
+  __device__ int head(unsigned t) const { return static_cast<int>(t / static_cast<unsigned>(query_blocks)); }
+  __device__ int query_block(unsigned t) const {
+    return query_blocks - 1 - static_cast<int>(t % static_cast<unsigned>(query_blocks));
+  }
+};
 
 // Which keys the CTA of query block `qb` reads: all tiles, or up to its diagonal when causal.
 __device__ __host__ inline int kv_tiles(int seq, int qb, bool causal) {
@@ -86,23 +110,28 @@ __device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, 
     ptx::tma_load_3d(tile.box[b], map, b * box_cols, row, head, full.address());
 }
 
-// One lane: Q once, then K and V tile by tile. Every stage is released as soon as its loads
-// are issued (the full barrier's expect-tx is the signal); drain() before exit.
+// One lane, for each of the CTA's query blocks: Q once, then K and V tile by tile. Every stage
+// is released as soon as its loads are issued (the full barrier's expect-tx is the signal), so
+// the next block's loads start as soon as stages free up; drain() before exit.
 template <int HeadDim>
 __device__ void produce(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
                         SharedMemory<HeadDim>& shared, const CUtensorMap* map_q,
-                        const CUtensorMap* map_k, const CUtensorMap* map_v, int head, int qb,
-                        int tiles) {
-  auto q = q_pipe.acquire_producer();
-  load_tile(shared.q[q], map_q, qb * block_q, head, q);
-  q.release();
-  for (int j = 0; j < tiles; ++j) {
-    auto k = k_pipe.acquire_producer();
-    load_tile(shared.k[k], map_k, j * block_kv, head, k);
-    k.release();
-    auto v = v_pipe.acquire_producer();
-    load_tile(shared.v[v], map_v, j * block_kv, head, v);
-    v.release();
+                        const CUtensorMap* map_k, const CUtensorMap* map_v, const TileOrder& order,
+                        int seq, bool causal) {
+  for (unsigned t = blockIdx.x; t < order.count(); t += gridDim.x) {
+    const int head = order.head(t), qb = order.query_block(t);
+    auto q = q_pipe.acquire_producer();
+    load_tile(shared.q[q], map_q, qb * block_q, head, q);
+    q.release();
+    const int tiles = kv_tiles(seq, qb, causal);
+    for (int j = 0; j < tiles; ++j) {
+      auto k = k_pipe.acquire_producer();
+      load_tile(shared.k[k], map_k, j * block_kv, head, k);
+      k.release();
+      auto v = v_pipe.acquire_producer();
+      load_tile(shared.v[v], map_v, j * block_kv, head, v);
+      v.release();
+    }
   }
   q_pipe.drain();
   k_pipe.drain();
@@ -461,7 +490,7 @@ template <int HeadDim, bool Overlap, bool PingPong>
 __global__ void __launch_bounds__(threads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, std::uint16_t* out, float* lse, int seq,
-                     bool causal, float scale_log2) {
+                     TileOrder order, bool causal, float scale_log2) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
   SharedMemory<HeadDim>& shared = SharedMemory<HeadDim>::at(smem_raw);
   if (threadIdx.x == 0) {
@@ -475,27 +504,25 @@ __global__ void __launch_bounds__(threads, 1)
   }
   __syncthreads();
 
-  // Longest rows first: under a causal mask the last query blocks read the most tiles.
-  const int qb = static_cast<int>(gridDim.x - 1 - blockIdx.x);
-  const int head = static_cast<int>(blockIdx.y);  // of the batch x heads
-  const int head_row0 = head * seq;
-  const int tiles = kv_tiles(seq, qb, causal);
   QPipeline q_pipe(shared.q.barriers, "attention q");
   KvPipeline k_pipe(shared.k.barriers, "attention k");
   KvPipeline v_pipe(shared.v.barriers, "attention v");
   const int warpgroup = static_cast<int>(threadIdx.x / 128);
   if (warpgroup == 0) {
     ptx::setmaxnreg_dec<40>();  // as the GEMM: 128 x (40 + 2 x 232) registers fit the SM
-    if (threadIdx.x == 0)
-      produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, head, qb, tiles);
+    if (threadIdx.x == 0) produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, order, seq, causal);
   } else {
     ptx::setmaxnreg_inc<232>();
     const int consumer = warpgroup - 1;
-    const ConsumerTask task{head_row0, qb * block_q + consumer * 64, tiles, seq, causal, scale_log2, consumer};
-    if constexpr (Overlap) {
-      consume_overlapped<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, out, lse, task);
-    } else {
-      consume_in_order<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, out, lse, task);
+    for (unsigned t = blockIdx.x; t < order.count(); t += gridDim.x) {
+      const int qb = order.query_block(t);
+      const ConsumerTask task{order.head(t) * seq, qb * block_q + consumer * 64, kv_tiles(seq, qb, causal),
+                              seq, causal, scale_log2, consumer};
+      if constexpr (Overlap) {
+        consume_overlapped<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, out, lse, task);
+      } else {
+        consume_in_order<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, out, lse, task);
+      }
     }
   }
 }
@@ -515,7 +542,8 @@ cudaError_t encode_heads(CUtensorMap* map, const void* base, const AttentionShap
 
 template <int HeadDim, bool Overlap, bool PingPong>
 cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* lse,
-                   const AttentionShape& shape, float scale, cudaStream_t stream, const char** why) {
+                   const AttentionShape& shape, float scale, const AttentionConfig& config,
+                   cudaStream_t stream, const char** why) {
   CUtensorMap map_q, map_k, map_v;
   cudaError_t status = encode_heads(&map_q, q, shape, why);
   if (status != cudaSuccess) return status;
@@ -526,20 +554,30 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
                                 static_cast<int>(smem_bytes<HeadDim>));
   if (status != cudaSuccess) return status;
   constexpr float log2e = 1.4426950408889634f;
-  const dim3 grid(static_cast<unsigned>((shape.seq + block_q - 1) / block_q),
-                  static_cast<unsigned>(shape.batch * shape.heads));
-  kernel<<<grid, threads, smem_bytes<HeadDim>, stream>>>(map_q, map_k, map_v,
-                                                         static_cast<std::uint16_t*>(o), lse, shape.seq,
-                                                         shape.causal, scale * log2e);
+  const TileOrder order{(shape.seq + block_q - 1) / block_q, shape.batch * shape.heads};
+  unsigned ctas = order.count();
+  if (config.persistent) {  // by default a CTA per SM (the shared memory allows one), each taking several tiles
+    int wanted = config.persistent_ctas;
+    if (wanted == 0) {
+      int device = 0;
+      if ((status = cudaGetDevice(&device)) != cudaSuccess) return status;
+      if ((status = cudaDeviceGetAttribute(&wanted, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
+        return status;
+    }
+    ctas = static_cast<unsigned>(wanted) < ctas ? static_cast<unsigned>(wanted) : ctas;
+  }
+  kernel<<<ctas, threads, smem_bytes<HeadDim>, stream>>>(map_q, map_k, map_v, static_cast<std::uint16_t*>(o), lse,
+                                                         shape.seq, order, shape.causal, scale * log2e);
   return cudaGetLastError();
 }
 
 // launch, for the head dim known only at run time.
 template <bool Overlap, bool PingPong>
 cudaError_t launch_schedule(const void* q, const void* k, const void* v, void* o, float* lse,
-                           const AttentionShape& shape, float scale, cudaStream_t stream, const char** why) {
-  return shape.head_dim == 128 ? launch<128, Overlap, PingPong>(q, k, v, o, lse, shape, scale, stream, why)
-                               : launch<64, Overlap, PingPong>(q, k, v, o, lse, shape, scale, stream, why);
+                           const AttentionShape& shape, float scale, const AttentionConfig& config,
+                           cudaStream_t stream, const char** why) {
+  return shape.head_dim == 128 ? launch<128, Overlap, PingPong>(q, k, v, o, lse, shape, scale, config, stream, why)
+                               : launch<64, Overlap, PingPong>(q, k, v, o, lse, shape, scale, config, stream, why);
 }
 }  // namespace
 
@@ -553,11 +591,10 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
   if (shape.head_dim != 64 && shape.head_dim != 128) return reject("head_dim must be 64 or 128");
   if (shape.batch < 1 || shape.heads < 1 || shape.seq < 1)
     return reject("batch, heads and seq must be at least 1");
-  if (static_cast<long long>(shape.batch) * shape.heads > 65535)
-    return reject("batch x heads must be at most 65535 (the grid's second dimension)");
   if (static_cast<long long>(shape.batch) * shape.heads * shape.seq >= (1ll << 31))
     return reject("batch x heads x seq must be below 2^31 rows");
   if (!(scale > 0.0f)) return reject("scale must be positive (usually 1 / sqrt(head_dim))");
+  if (config.persistent_ctas < 0) return reject("persistent_ctas must be 0 (a CTA per SM) or a CTA count");
   if (q == nullptr || k == nullptr || v == nullptr || o == nullptr)
     return reject("Q, K, V and O must be device pointers, not null");
   for (const void* p : {q, k, v, static_cast<const void*>(o)}) {
@@ -567,10 +604,10 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
   if (lse != nullptr && reinterpret_cast<std::uintptr_t>(lse) % 4 != 0)
     return reject("LSE must be 4-byte aligned");
   using Launch = cudaError_t (*)(const void*, const void*, const void*, void*, float*, const AttentionShape&,
-                                 float, cudaStream_t, const char**);
+                                 float, const AttentionConfig&, cudaStream_t, const char**);
   constexpr Launch by_schedule[2][2] = {{launch_schedule<false, false>, launch_schedule<false, true>},
                                         {launch_schedule<true, false>, launch_schedule<true, true>}};
-  return by_schedule[config.overlap_softmax][config.pingpong](q, k, v, o, lse, shape, scale, stream, why);
+  return by_schedule[config.overlap_softmax][config.pingpong](q, k, v, o, lse, shape, scale, config, stream, why);
 }
 
 cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
@@ -582,7 +619,8 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
 
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                       int batch, int heads, int seq, int head_dim, int causal,
-                                      float scale, int overlap_softmax, int pingpong, void* stream) {
+                                      float scale, int overlap_softmax, int pingpong, int persistent,
+                                      void* stream) {
   linpipe::kernels::AttentionShape shape;
   shape.batch = batch;
   shape.heads = heads;
@@ -593,6 +631,7 @@ extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* 
   linpipe::kernels::AttentionConfig config;
   config.overlap_softmax = overlap_softmax != 0;
   config.pingpong = pingpong != 0;
+  config.persistent = persistent != 0;
   const cudaError_t status = linpipe::kernels::attention_bf16(q, k, v, o, lse, shape, scale, config,
                                                               static_cast<cudaStream_t>(stream), &why);
   if (status == cudaErrorInvalidValue && why != nullptr) std::fprintf(stderr, "linpipe_attention_bf16: %s\n", why);

@@ -38,6 +38,13 @@ struct AttentionConfig {
   // true: the two consumer warpgroups take turns issuing their products (one warpgroup's on
   // the tensor cores while the other computes its softmax); false: each issues when ready.
   bool pingpong = false;
+  // true: a persistent grid, each CTA computing query blocks one after another, so the next
+  // block's loads run under this block's last products and its output stores; false: a CTA
+  // per query block, launched by the hardware as SMs free up.
+  bool persistent = false;
+  // The persistent grid's CTAs: 0 for one per SM (all one CTA can use), fewer to leave SMs to
+  // other work. Never more than there are query blocks.
+  int persistent_ctas = 0;
 };
 
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually
@@ -59,4 +66,5 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
 // to stderr.
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                       int batch, int heads, int seq, int head_dim, int causal,
-                                      float scale, int overlap_softmax, int pingpong, void* stream);
+                                      float scale, int overlap_softmax, int pingpong, int persistent,
+                                      void* stream);

@@ -7,9 +7,10 @@ LIB: liblinpipe_attention.so (built here by the release preset: build/release/ke
 For each sequence length, head dim and mask, batch x heads is chosen so every case holds 16k
 tokens of model width 2048 (heads = 2048 / head_dim, batch = 16384 / seq; FlashAttention's
 convention). Each of torch's backends (flash, cuDNN, memory-efficient) that accepts the case is
-timed, and the fastest is the anchor; linpipe runs with both consumer schedules (in order, and
-the softmax overlapped with the tensor cores), each with and without ping-pong (the two
-consumer warpgroups taking turns on the tensor cores), and its fastest is compared. CUDA events around 20 launches after 5 warm-ups,
+timed, and the fastest is the anchor; linpipe runs in all eight configurations (the consumer
+schedule in order or with the softmax overlapped with the tensor cores; with or without
+ping-pong, the two consumer warpgroups taking turns on the tensor cores; a CTA per query block
+or a persistent grid of a CTA per SM), and its fastest is compared. CUDA events around 20 launches after 5 warm-ups,
 median of 5 rounds. FLOPs: 4 x batch x heads x seq^2 x head_dim, half
 that when causal. Before timing, linpipe's output is checked against torch's (max |difference|).
 The table comes last. --once: each linpipe configuration and each torch backend runs once on
@@ -23,9 +24,10 @@ import sys
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-# linpipe's schedules: (overlap_softmax, pingpong), and their names in the table.
-SCHEDULES = [(0, 0), (1, 0), (0, 1), (1, 1)]
-SCHEDULE_NAMES = ["in order", "overlapped", "in order + ping-pong", "overlapped + ping-pong"]
+# linpipe's configurations: (overlap_softmax, pingpong, persistent), and their names in the table.
+SCHEDULES = [(overlap, pingpong, persistent) for persistent in (0, 1) for pingpong in (0, 1) for overlap in (0, 1)]
+SCHEDULE_NAMES = [("overlapped" if o else "in order") + (" + ping-pong" if pp else "") + (", persistent" if pe else "")
+                  for o, pp, pe in SCHEDULES]
 BACKENDS = [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION),
             ("efficient", SDPBackend.EFFICIENT_ATTENTION)]
 
@@ -33,8 +35,8 @@ BACKENDS = [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_AT
 def load(lib_path):
     lib = ctypes.CDLL(lib_path)
     fn = lib.linpipe_attention_bf16
-    fn.argtypes = ([ctypes.c_void_p] * 5 + [ctypes.c_int] * 5 + [ctypes.c_float, ctypes.c_int, ctypes.c_int,
-                                                                  ctypes.c_void_p])
+    fn.argtypes = ([ctypes.c_void_p] * 5 + [ctypes.c_int] * 5 + [ctypes.c_float] + [ctypes.c_int] * 3
+                   + [ctypes.c_void_p])
     fn.restype = ctypes.c_int
     return fn
 
@@ -83,10 +85,10 @@ def main(argv):
                 stream = torch.cuda.current_stream().cuda_stream
 
                 def ours(schedule):
-                    overlap, pingpong = schedule
+                    overlap, pingpong, persistent = schedule
                     status = attention(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
                                        lse.data_ptr(), batch, heads, seq, head_dim, int(causal), scale,
-                                       overlap, pingpong, stream)
+                                       overlap, pingpong, persistent, stream)
                     if status != 0:
                         raise RuntimeError(f"linpipe_attention_bf16 returned cudaError {status}")
 
@@ -132,14 +134,14 @@ def main(argv):
     print()
     print("| head dim | seq | mask | batch x heads | "
           + " | ".join(f"{name} TFLOP/s" for name in SCHEDULE_NAMES)
-          + " | linpipe best ms | torch best | torch ms | torch TFLOP/s | linpipe/torch | max abs diff "
+          + " | linpipe best | linpipe best ms | torch best | torch ms | torch TFLOP/s | linpipe/torch | max abs diff "
           "| all torch backends (ms) |")
-    print("|---:|---:|---|---:|" + "---:|" * len(SCHEDULES) + "---:|---|---:|---:|---:|---:|---|")
+    print("|---:|---:|---|---:|" + "---:|" * len(SCHEDULES) + "---|---:|---|---:|---:|---:|---:|---|")
     for (head_dim, seq, causal, batch, heads, ours_ms, best, best_ms, flops, error, others) in rows:
         fastest = min(ours_ms)
         print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | {batch}x{heads} | "
               + " | ".join(f"{flops / ms / 1e9:.0f}" for ms in ours_ms)
-              + f" | {fastest:.3f} | {best} | {best_ms:.3f} | {flops / best_ms / 1e9:.0f} "
+              + f" | {SCHEDULE_NAMES[ours_ms.index(fastest)]} | {fastest:.3f} | {best} | {best_ms:.3f} | {flops / best_ms / 1e9:.0f} "
               f"| {best_ms / fastest:.3f} | {error:.2e} | {others} |")
     return 0
 

@@ -3,8 +3,9 @@
 // the causal mask, at sequence lengths that leave a tail in the last query and key tiles (1,
 // 127, 129, 300) and whole tiles (256), over several heads, so a tile that runs past one
 // head's rows must be masked or left unwritten, and must not read another head's rows (NaN
-// there never reaches this head). Every shape runs with all four consumer configurations
-// (in order or overlapped, each with and without ping-pong).
+// there never reaches this head). Every shape runs with all eight kernel configurations
+// (in order or overlapped, with or without ping-pong, a CTA per query block or a persistent
+// grid).
 // Error bounds (inputs uniform in [-1, 1), scale 1 / sqrt(head_dim)): |O - ref| <= 0.01 for
 // every element and <= 0.001 on average; |LSE - ref| <= 1e-4 x max(1, |ref|). The kernel's
 // algorithm itself (fp32 scores and sums, P and O rounded to bf16), run on the CPU over these
@@ -96,6 +97,23 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 class Attention : public ::testing::TestWithParam<Case> {};
 
+// The eight kernel configurations: bit 0 overlaps the softmax, bit 1 ping-pongs, bit 2 runs a
+// persistent grid of two CTAs (so that each computes several query blocks in turn, its
+// pipelines' stages carrying over from one block to the next).
+constexpr int configurations = 8;
+linpipe::kernels::AttentionConfig configuration(int bits) {
+  linpipe::kernels::AttentionConfig config;
+  config.overlap_softmax = (bits & 1) != 0;
+  config.pingpong = (bits & 2) != 0;
+  config.persistent = (bits & 4) != 0;
+  config.persistent_ctas = 2;
+  return config;
+}
+std::string describe(const linpipe::kernels::AttentionConfig& config) {
+  return std::string(config.overlap_softmax ? "softmax overlapped with the tensor cores" : "one step at a time") +
+         (config.pingpong ? ", warpgroups taking turns" : "") + (config.persistent ? ", persistent grid" : "");
+}
+
 // O and LSE against the reference, and nothing written past either.
 void expect_matches(const std::vector<std::uint16_t>& out, const std::vector<float>& lse,
                     const std::vector<float>& want, const std::vector<float>& want_lse, const Case& c,
@@ -130,12 +148,9 @@ TEST_P(Attention, MatchesFloatReference) {
   std::vector<float> want(n), want_lse(rows);
   reference(q, k, v, shape, scale, want, want_lse);
 
-  for (const int schedule : {0, 1, 2, 3}) {  // both consumer schedules, each with and without ping-pong
-    linpipe::kernels::AttentionConfig config;
-    config.overlap_softmax = (schedule & 1) != 0;
-    config.pingpong = (schedule & 2) != 0;
-    SCOPED_TRACE(std::string(config.overlap_softmax ? "softmax overlapped with the tensor cores" : "one step at a time") +
-                 (config.pingpong ? ", warpgroups taking turns" : ""));
+  for (int bits = 0; bits < configurations; ++bits) {
+    const linpipe::kernels::AttentionConfig config = configuration(bits);
+    SCOPED_TRACE(describe(config));
     LINPIPE_CUDA_OK(cudaMemset(dout, 0xff, (n + guard) * 2));  // bf16 NaN everywhere
     LINPIPE_CUDA_OK(cudaMemset(dlse, 0xff, (rows + guard_rows) * sizeof(float)));
     const char* why = nullptr;
@@ -223,11 +238,9 @@ TEST(AttentionHeads, NanInAnotherHeadStaysThere) {
   LINPIPE_CUDA_OK(cudaMemcpy(dq, q.data(), n * 2, cudaMemcpyHostToDevice));
   LINPIPE_CUDA_OK(cudaMemcpy(dk, k.data(), n * 2, cudaMemcpyHostToDevice));
   LINPIPE_CUDA_OK(cudaMemcpy(dv, v.data(), n * 2, cudaMemcpyHostToDevice));
-  for (const int schedule : {0, 1, 2, 3}) {
-    linpipe::kernels::AttentionConfig config;
-    config.overlap_softmax = (schedule & 1) != 0;
-    config.pingpong = (schedule & 2) != 0;
-    SCOPED_TRACE("schedule " + std::to_string(schedule));
+  for (int bits = 0; bits < configurations; ++bits) {
+    const linpipe::kernels::AttentionConfig config = configuration(bits);
+    SCOPED_TRACE(describe(config));
     LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, config));
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
     std::vector<std::uint16_t> out(n);
@@ -259,13 +272,20 @@ TEST(AttentionArguments, RefusedWithAReason) {
   AttentionShape empty = shape;
   empty.seq = 0;
   EXPECT_EQ(refusal(empty, p, 0.1f), "batch, heads and seq must be at least 1");
-  AttentionShape wide = shape;
-  wide.batch = 256;
-  wide.heads = 256;
-  EXPECT_NE(refusal(wide, p, 0.1f).find("at most 65535"), std::string::npos);
+  AttentionShape huge = shape;  // 2^31 rows of Q
+  huge.batch = 65536;
+  huge.heads = 256;
+  EXPECT_NE(refusal(huge, p, 0.1f).find("below 2^31 rows"), std::string::npos);
   EXPECT_NE(refusal(shape, nullptr, 0.1f).find("not null"), std::string::npos);
   EXPECT_NE(refusal(shape, static_cast<const char*>(p) + 2, 0.1f).find("16-byte aligned"), std::string::npos);
   EXPECT_NE(refusal(shape, p, 0.0f).find("scale must be positive"), std::string::npos);
+  linpipe::kernels::AttentionConfig negative;
+  negative.persistent = true;
+  negative.persistent_ctas = -1;
+  const char* why = nullptr;
+  EXPECT_EQ(linpipe::kernels::attention_bf16(p, p, p, p, nullptr, shape, 0.1f, negative, nullptr, &why),
+            cudaErrorInvalidValue);
+  EXPECT_NE(std::string(why != nullptr ? why : "").find("persistent_ctas"), std::string::npos);
 }
 
 }  // namespace
