@@ -73,22 +73,38 @@ constexpr std::size_t smem_bytes = sizeof(SharedMemory<HeadDim>) + alignof(Share
 static_assert(smem_bytes<128> <= NvidiaMbarBackend<kv_stages>::max_storage_bytes,
               "attention: two Q, two K and two V stages of head dim 128 exceed a block's shared memory");
 
-// The CTA tiles (a query block of one head) in the order they are handed out: head by head,
+// The CTA tiles (a query block of one head) in the order they are handed out. Head by head,
 // so that the K and V of only a few heads are read at once and stay in L2, and within a head
 // the last query block first (under a causal mask the last blocks read the most tiles:
-// longest first). A CTA takes tiles blockIdx.x, + gridDim.x, ...: one tile when the grid has a
-// CTA per tile, several when it is persistent (a CTA per SM).
-// Tile numbers are unsigned: count() < 2^31 (fewer tiles than rows), so t + gridDim.x cannot wrap.
-// Computed on the host and passed as a kernel parameter: its fields stay in the parameter
-// bank, not in registers across a CTA's tiles (in registers they made the overlapped head-dim
-// 128 kernel spill).
+// longest first, which is what the hardware's launch-as-SMs-free-up needs to end evenly).
+// The grid takes them in rounds of gridDim.x: one round when it has a CTA per tile, several
+// when it is persistent. In round r, CTA b takes tile r x G + b, or r x G + G - 1 - b when r
+// is odd (G = gridDim.x): a snake. A persistent causal grid has no hardware to even out its
+// CTAs' work, so there the order is longest first across all heads (every head's last block,
+// then every head's second last, ...): with the snake, a simulation of 132 CTAs over the
+// bench's head-dim-128 causal shapes (seq 512-16k) puts the busiest CTA within 0-3% of the
+// mean, against 3-54% head by head, at the price of more heads' K and V in flight (whether L2
+// still holds them: the bench's persistent columns tell).
+// Tile numbers are unsigned: count() < 2^31 (fewer tiles than rows), so first + G cannot wrap.
+// Computed on the host and passed by value as a kernel parameter: its fields stay in the
+// parameter bank, not in registers across a CTA's tiles (in registers they made the
+// overlapped head-dim 128 kernel spill).
 struct TileOrder {
   int query_blocks;  // per head
   int heads;         // batch x heads
+  bool across_heads;  // longest first across all heads (persistent and causal), else head by head
   __device__ __host__ unsigned count() const { return static_cast<unsigned>(query_blocks) * static_cast<unsigned>(heads); }
-  __device__ int head(unsigned t) const { return static_cast<int>(t / static_cast<unsigned>(query_blocks)); }
+  // This CTA's tile in the round that starts at tile `first`; count() or more when it has none.
+  __device__ unsigned pick(unsigned first) const {
+    const bool reversed = (first / gridDim.x) % 2 == 1;
+    return first + (reversed ? gridDim.x - 1 - blockIdx.x : blockIdx.x);
+  }
+  __device__ int head(unsigned t) const {
+    return static_cast<int>(across_heads ? t % static_cast<unsigned>(heads) : t / static_cast<unsigned>(query_blocks));
+  }
   __device__ int query_block(unsigned t) const {
-    return query_blocks - 1 - static_cast<int>(t % static_cast<unsigned>(query_blocks));
+    const unsigned from_last = across_heads ? t / static_cast<unsigned>(heads) : t % static_cast<unsigned>(query_blocks);
+    return query_blocks - 1 - static_cast<int>(from_last);
   }
 };
 
@@ -116,9 +132,11 @@ __device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, 
 template <int HeadDim>
 __device__ void produce(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
                         SharedMemory<HeadDim>& shared, const CUtensorMap* map_q,
-                        const CUtensorMap* map_k, const CUtensorMap* map_v, const TileOrder& order,
+                        const CUtensorMap* map_k, const CUtensorMap* map_v, TileOrder order,
                         int seq, bool causal) {
-  for (unsigned t = blockIdx.x; t < order.count(); t += gridDim.x) {
+  for (unsigned first = 0; first < order.count(); first += gridDim.x) {
+    const unsigned t = order.pick(first);
+    if (t >= order.count()) continue;  // the last round's short end
     const int head = order.head(t), qb = order.query_block(t);
     auto q = q_pipe.acquire_producer();
     load_tile(shared.q[q], map_q, qb * block_q, head, q);
@@ -514,7 +532,9 @@ __global__ void __launch_bounds__(threads, 1)
   } else {
     ptx::setmaxnreg_inc<232>();
     const int consumer = warpgroup - 1;
-    for (unsigned t = blockIdx.x; t < order.count(); t += gridDim.x) {
+    for (unsigned first = 0; first < order.count(); first += gridDim.x) {  // the producer's rounds
+      const unsigned t = order.pick(first);
+      if (t >= order.count()) continue;
       const int qb = order.query_block(t);
       const ConsumerTask task{order.head(t) * seq, qb * block_q + consumer * 64, kv_tiles(seq, qb, causal),
                               seq, causal, scale_log2, consumer};
@@ -554,7 +574,8 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
                                 static_cast<int>(smem_bytes<HeadDim>));
   if (status != cudaSuccess) return status;
   constexpr float log2e = 1.4426950408889634f;
-  const TileOrder order{(shape.seq + block_q - 1) / block_q, shape.batch * shape.heads};
+  const TileOrder order{(shape.seq + block_q - 1) / block_q, shape.batch * shape.heads,
+                        config.persistent && shape.causal};
   unsigned ctas = order.count();
   if (config.persistent) {  // by default a CTA per SM (the shared memory allows one), each taking several tiles
     int wanted = config.persistent_ctas;

@@ -1,8 +1,8 @@
 // attention_bf16: flash attention forward in bf16 with fp32 softmax statistics, a
-// warp-specialised Hopper kernel on linpipe: a producer thread loads Q once and streams K and V
-// tiles with TMA through two stage rings (three linpipe pipelines), two consumer warpgroups
-// each compute 64 query rows: S = Q K^T and O += P V with wgmma, the softmax online in
-// registers between them. Plain host API: no module import.
+// warp-specialised Hopper kernel on linpipe: per query block of 128 rows, a producer thread
+// loads Q once and streams K and V tiles with TMA through two stage rings (three linpipe
+// pipelines), two consumer warpgroups each compute 64 query rows: S = Q K^T and O += P V with
+// wgmma, the softmax online in registers between them. Plain host API: no module import.
 //
 // Layouts (dense, row-major, bf16 bit patterns; BHSD):
 //   Q, K, V, O: batch x heads x seq x head_dim    element (b, h, s, d) at ((b * heads + h) * seq + s) * head_dim + d

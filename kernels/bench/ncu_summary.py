@@ -3,10 +3,10 @@
 
   ncu_summary.py NCU_CSV [--kernels REGEX]
 
-Prints duration, tensor pipe activity, DRAM throughput, L2 hit rate, issue-slot use and the
-three largest warp stall reasons (stalled warps per issued instruction) of each kernel whose
-name matches REGEX (default: every kernel that ran longer than 50 us). A metric ncu did not
-collect shows as '-'.
+Prints duration, grid size, tensor pipe activity, DRAM throughput, L2 hit rate, issue-slot
+use and the three largest warp stall reasons (stalled warps per issued instruction) of each
+kernel whose name matches REGEX (default: every kernel that ran longer than 50 us). A metric
+ncu did not collect shows as '-'.
 """
 import argparse
 import csv
@@ -17,6 +17,7 @@ import sys
 DURATION = "gpu__time_duration.sum"
 COLUMNS = [
     ("ms", DURATION),
+    ("grid", "launch__grid_size"),  # tells a persistent launch from one of a CTA per tile
     ("tensor %", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed"),
     ("DRAM %", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
     ("L2 hit %", "lts__t_sector_hit_rate.pct"),

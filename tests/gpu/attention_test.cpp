@@ -5,7 +5,7 @@
 // head's rows must be masked or left unwritten, and must not read another head's rows (NaN
 // there never reaches this head). Every shape runs with all eight kernel configurations
 // (in order or overlapped, with or without ping-pong, a CTA per query block or a persistent
-// grid).
+// grid of two CTAs) and once more on a persistent grid of a CTA per SM.
 // Error bounds (inputs uniform in [-1, 1), scale 1 / sqrt(head_dim)): |O - ref| <= 0.01 for
 // every element and <= 0.001 on average; |LSE - ref| <= 1e-4 x max(1, |ref|). The kernel's
 // algorithm itself (fp32 scores and sums, P and O rounded to bf16), run on the CPU over these
@@ -97,21 +97,25 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 class Attention : public ::testing::TestWithParam<Case> {};
 
-// The eight kernel configurations: bit 0 overlaps the softmax, bit 1 ping-pongs, bit 2 runs a
-// persistent grid of two CTAs (so that each computes several query blocks in turn, its
-// pipelines' stages carrying over from one block to the next).
-constexpr int configurations = 8;
-linpipe::kernels::AttentionConfig configuration(int bits) {
+// The kernel configurations: bit 0 overlaps the softmax, bit 1 ping-pongs, bit 2 runs a
+// persistent grid of `ctas` CTAs (few, so that each computes several query blocks in turn,
+// its pipelines' stages carrying over from one block to the next), bit 3 makes that grid the
+// default one CTA per SM. Each test runs all of them.
+constexpr int configuration_bits[] = {0, 1, 2, 3, 4, 5, 6, 7, 4 | 8};
+linpipe::kernels::AttentionConfig configuration(int bits, int ctas = 2) {
   linpipe::kernels::AttentionConfig config;
   config.overlap_softmax = (bits & 1) != 0;
   config.pingpong = (bits & 2) != 0;
   config.persistent = (bits & 4) != 0;
-  config.persistent_ctas = 2;
+  config.persistent_ctas = (bits & 8) != 0 ? 0 : ctas;
   return config;
 }
 std::string describe(const linpipe::kernels::AttentionConfig& config) {
   return std::string(config.overlap_softmax ? "softmax overlapped with the tensor cores" : "one step at a time") +
-         (config.pingpong ? ", warpgroups taking turns" : "") + (config.persistent ? ", persistent grid" : "");
+         (config.pingpong ? ", warpgroups taking turns" : "") +
+         (config.persistent ? ", persistent grid of " + (config.persistent_ctas == 0 ? std::string("a CTA per SM")
+                                                                                    : std::to_string(config.persistent_ctas))
+                            : "");
 }
 
 // O and LSE against the reference, and nothing written past either.
@@ -148,7 +152,7 @@ TEST_P(Attention, MatchesFloatReference) {
   std::vector<float> want(n), want_lse(rows);
   reference(q, k, v, shape, scale, want, want_lse);
 
-  for (int bits = 0; bits < configurations; ++bits) {
+  for (const int bits : configuration_bits) {
     const linpipe::kernels::AttentionConfig config = configuration(bits);
     SCOPED_TRACE(describe(config));
     LINPIPE_CUDA_OK(cudaMemset(dout, 0xff, (n + guard) * 2));  // bf16 NaN everywhere
@@ -202,31 +206,38 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Attention,
                                            Case{1, 3, 256, 128, true},   // whole tiles, diagonal
                                            Case{1, 3, 256, 64, false},
                                            Case{2, 2, 300, 128, true},   // tails and heads
-                                           Case{1, 2, 300, 64, false}),
+                                           Case{1, 2, 300, 64, false},
+                                           Case{1, 2, 300, 64, true}),   // 3 blocks a persistent CTA
                          case_name);
 
-// A head reads only its own keys and values: with every K and V element of head 1 NaN, head
-// 0's output and LSE stay exact, although its one tile runs past its 100 keys (had the heads
-// been one flat range of rows, that tile would read head 1's first rows, and 0 x NaN in P V
-// would spoil every row of head 0).
+// A head reads only its own keys and values: with every K and V element of heads 0 and 2
+// NaN, head 1's output and LSE stay exact. Its one tile runs past its 100 keys: had the heads
+// been one flat range of rows, that tile would read head 2's first rows, and 0 x NaN in P V
+// would spoil every row of head 1. A persistent grid of one CTA computes head 0 first, so
+// head 1's K and V land in stages that held NaN: the rows past its keys must come as zeros.
 TEST(AttentionHeads, NanInAnotherHeadStaysThere) {
   LINPIPE_REQUIRE_GPU();
   AttentionShape shape;
   shape.batch = 1;
-  shape.heads = 2;
+  shape.heads = 3;
   shape.seq = 100;
   shape.head_dim = 64;
   const float scale = 0.125f;
   const std::size_t per_head = static_cast<std::size_t>(shape.seq) * shape.head_dim;
-  const std::size_t n = 2 * per_head;
+  const std::size_t n = 3 * per_head;
   auto q = random_bf16(n, 4), k = random_bf16(n, 5), v = random_bf16(n, 6);
   constexpr std::uint16_t bf16_nan = 0x7fc0;
-  std::fill(k.begin() + per_head, k.end(), bf16_nan);
-  std::fill(v.begin() + per_head, v.end(), bf16_nan);
-  AttentionShape head0 = shape;
-  head0.heads = 1;
+  for (auto* x : {&k, &v}) {
+    std::fill(x->begin(), x->begin() + per_head, bf16_nan);
+    std::fill(x->begin() + 2 * per_head, x->end(), bf16_nan);
+  }
+  const auto head1 = [&](const std::vector<std::uint16_t>& x) {
+    return std::vector<std::uint16_t>(x.begin() + per_head, x.begin() + 2 * per_head);
+  };
+  AttentionShape one_head = shape;
+  one_head.heads = 1;
   std::vector<float> want(per_head), want_lse(shape.seq);
-  reference(q, k, v, head0, scale, want, want_lse);  // reads only head 0's rows
+  reference(head1(q), head1(k), head1(v), one_head, scale, want, want_lse);
 
   void *dq = nullptr, *dk = nullptr, *dv = nullptr, *dout = nullptr;
   float* dlse = nullptr;
@@ -234,21 +245,23 @@ TEST(AttentionHeads, NanInAnotherHeadStaysThere) {
   LINPIPE_CUDA_OK(cudaMalloc(&dk, n * 2));
   LINPIPE_CUDA_OK(cudaMalloc(&dv, n * 2));
   LINPIPE_CUDA_OK(cudaMalloc(&dout, n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dlse, 2 * shape.seq * sizeof(float)));
+  LINPIPE_CUDA_OK(cudaMalloc(&dlse, 3 * shape.seq * sizeof(float)));
   LINPIPE_CUDA_OK(cudaMemcpy(dq, q.data(), n * 2, cudaMemcpyHostToDevice));
   LINPIPE_CUDA_OK(cudaMemcpy(dk, k.data(), n * 2, cudaMemcpyHostToDevice));
   LINPIPE_CUDA_OK(cudaMemcpy(dv, v.data(), n * 2, cudaMemcpyHostToDevice));
-  for (int bits = 0; bits < configurations; ++bits) {
-    const linpipe::kernels::AttentionConfig config = configuration(bits);
+  for (const int bits : configuration_bits) {
+    const linpipe::kernels::AttentionConfig config = configuration(bits, 1);
     SCOPED_TRACE(describe(config));
     LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, config));
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
     std::vector<std::uint16_t> out(n);
-    std::vector<float> lse(2 * shape.seq);
+    std::vector<float> lse(3 * shape.seq);
     LINPIPE_CUDA_OK(cudaMemcpy(out.data(), dout, n * 2, cudaMemcpyDeviceToHost));
     LINPIPE_CUDA_OK(cudaMemcpy(lse.data(), dlse, lse.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    // Head 0 only (head 1's own output is NaN, as it should be); no guard rows to check here.
-    expect_matches(out, lse, want, want_lse, Case{1, 1, shape.seq, shape.head_dim, false}, per_head,
+    // Head 1 only (heads 0 and 2 are NaN, as they should be); no guard rows to check here.
+    const std::vector<std::uint16_t> out1 = head1(out);
+    const std::vector<float> lse1(lse.begin() + shape.seq, lse.begin() + 2 * shape.seq);
+    expect_matches(out1, lse1, want, want_lse, Case{1, 1, shape.seq, shape.head_dim, false}, per_head,
                    static_cast<std::size_t>(shape.seq), 0, 0);
   }
   for (void* p : {dq, dk, dv, dout, static_cast<void*>(dlse)}) LINPIPE_CUDA_OK(cudaFree(p));
