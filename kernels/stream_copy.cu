@@ -166,7 +166,8 @@ __device__ __forceinline__ void stream_copy_body(std::byte* dst, const std::byte
                                                  const Target&... trace) {
   using Pipeline = ProducerConsumerPipeline<Stages, NvidiaMbarBackend<Stages>, Tracer>;
   extern __shared__ __align__(128) std::byte smem[];
-  auto* barriers = reinterpret_cast<std::uint64_t*>(smem);
+  // The barriers lead the dynamic shared memory (launch() sizes it from barrier_bytes).
+  auto& barriers = *reinterpret_cast<typename Pipeline::Barriers*>(smem);
   std::byte* ring = smem + barrier_bytes<Stages>;
 
   const std::uint32_t warp = threadIdx.x / 32;

@@ -65,7 +65,7 @@ class DeviceReports {
                   "(%u,%u,%u) warp %u lane %u: %s%s\n",
                   words.what, r.pipeline, static_cast<unsigned long long>(r.barriers), r.stage,
                   r.lap, detail::role_name(role), r.block[0], r.block[1], r.block[2], r.warp,
-                  r.lane, words.fix, detail::ExpectedArrivalsText(r.expected_arrivals).text);
+                  r.lane, words.fix, detail::ExpectedArrivalsText(r.expected_arrivals, static_cast<BarrierSide>(r.expected_side)).text);
     return line;
   }
 

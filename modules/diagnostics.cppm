@@ -19,6 +19,9 @@ export namespace linpipe {
 
 enum class Role : std::uint8_t { producer, consumer };
 
+// A slot's two barriers: full (the producer signals it) and empty (the consumers do).
+enum class BarrierSide : std::uint8_t { full, empty };
+
 // Who is waiting or leaking: enough to find the faulty role in a kernel with many pipelines.
 struct StageLocation {
   const char* pipeline;        // the name given to the pipeline (default "linpipe")
@@ -26,9 +29,11 @@ struct StageLocation {
   std::uint32_t stage;
   std::uint32_t lap;
   Role role;
-  // Arrivals per phase the awaited barrier expects (init_mbars' count), where the backend can
-  // tell (debug builds of both backends); 0 where it cannot.
+  // Arrivals per phase that barrier `expected_side` expects (init_mbars' count), where the
+  // backend can tell (debug builds of both backends); 0 where it cannot. A report names the
+  // barrier whose signal is missing or overflowing, which is not always the one waited on.
   std::uint32_t expected_arrivals = 0;
+  BarrierSide expected_side = BarrierSide::full;
 };
 
 // What a backstop caught.
@@ -41,6 +46,8 @@ enum class ReportKind : std::uint32_t {
   bad_init,
   hung_wait_peer_blocked,
   uninitialised_barriers,
+  extra_arrival,
+  stage_not_live,
 };
 
 // One GPU report as the device writes it into zero-copy host memory (see DeviceReports).
@@ -55,6 +62,7 @@ struct DeviceReportRecord {
   std::uint32_t warp, lane;
   std::uint64_t barriers;      // the device address of the barrier storage
   std::uint32_t expected_arrivals;  // StageLocation::expected_arrivals (0: not known)
+  std::uint32_t expected_side;      // StageLocation::expected_side
   char pipeline[name_capacity];  // the pipeline's name, cut to fit and NUL-terminated
 };
 
@@ -112,6 +120,17 @@ LINPIPE_HOST_DEVICE constexpr ReportText report_text(ReportKind kind, Role role)
     case ReportKind::bad_init:
       return {"init_mbars with an arrive count of 0",
               "pass the number of threads that arrive per phase (at least 1)"};
+    case ReportKind::extra_arrival:
+      return {"more arrivals on this stage's empty barrier than one phase expects (the phase "
+              "completed early, so the producer may refill a slot still being read)",
+              "arrive once per releasing thread that init_mbars counted: where the barrier "
+              "expects one arrival per warp, release lane-guarded (ReleaseToCluster<1>, or "
+              "`if (lane == 0) stage.arrive(); stage.release_without_signal();`); or derive the "
+              "count from the release policy with init_mbars(linpipe::Arrivals<Roles, Release>{})"};
+    case ReportKind::stage_not_live:
+      return {"arrive() or release() on a stage whose claim has already ended (released or "
+              "moved from)",
+              "release each stage exactly once, through the object that holds it now"};
   }
   return {"unknown report", "this is a linpipe bug; please report it"};
 }
@@ -122,11 +141,12 @@ LINPIPE_HOST_DEVICE inline const char* role_name(Role role) {
 
 // A report's last words where the expected count is known (0: it is not, and they are empty).
 struct ExpectedArrivalsText {
-  char text[64] = {};
-  inline explicit ExpectedArrivalsText(std::uint32_t expected_arrivals) {
+  char text[80] = {};
+  inline ExpectedArrivalsText(std::uint32_t expected_arrivals, BarrierSide side) {
     if (expected_arrivals == 0) return;
-    std::snprintf(text, sizeof(text), " (the awaited barrier expects %u arrival%s per phase)",
-                  expected_arrivals, expected_arrivals == 1 ? "" : "s");
+    std::snprintf(text, sizeof(text), " (this stage's %s barrier expects %u arrival%s per phase)",
+                  side == BarrierSide::full ? "full" : "empty", expected_arrivals,
+                  expected_arrivals == 1 ? "" : "s");
   }
 };
 
@@ -141,7 +161,8 @@ struct ExpectedArrivalsText {
                                                                   const void* barriers,
                                                                   std::uint32_t stage,
                                                                   std::uint32_t lap, Role role,
-                                                                  std::uint32_t expected_arrivals) {
+                                                                  std::uint32_t expected_arrivals,
+                                                                  BarrierSide expected_side) {
   DeviceReportRecord* sink = linpipe_device_report_sink;
   if (sink != nullptr &&
       __nvvm_atom_sys_cas_gen_i(reinterpret_cast<int*>(&sink->claimed), 0, 1) != 0) {
@@ -163,6 +184,7 @@ struct ExpectedArrivalsText {
     out->lane = __nvvm_read_ptx_sreg_laneid();
     out->barriers = reinterpret_cast<std::uintptr_t>(barriers);
     out->expected_arrivals = expected_arrivals;
+    out->expected_side = static_cast<std::uint32_t>(expected_side);
     std::uint32_t i = 0;
     for (; pipeline != nullptr && pipeline[i] != '\0' && i + 1 < DeviceReportRecord::name_capacity; ++i)
       out->pipeline[i] = pipeline[i];
@@ -179,13 +201,14 @@ struct ExpectedArrivalsText {
 // aborts. GPU: records the same for DeviceReports and traps.
 [[noreturn]] LINPIPE_HOST_DEVICE inline void report(ReportKind kind, const StageLocation& at) {
 #if defined(__CUDA_ARCH__)
-  record_and_trap(kind, at.pipeline, at.barriers, at.stage, at.lap, at.role, at.expected_arrivals);
+  record_and_trap(kind, at.pipeline, at.barriers, at.stage, at.lap, at.role, at.expected_arrivals,
+                  at.expected_side);
 #else
   const ReportText text = report_text(kind, at.role);
   std::fprintf(stderr, "linpipe: %s: pipeline '%s' (barriers %p) stage %u lap %u role %s: %s",
                text.what, at.pipeline, at.barriers, at.stage, at.lap, role_name(at.role),
                text.fix);
-  std::fprintf(stderr, "%s\n", ExpectedArrivalsText(at.expected_arrivals).text);
+  std::fprintf(stderr, "%s\n", ExpectedArrivalsText(at.expected_arrivals, at.expected_side).text);
   std::fflush(stderr);
   std::abort();
 #endif

@@ -25,6 +25,8 @@ struct HostSignal {
   // completes a phase, as an uninitialised mbarrier would not: host tests must not pass where
   // the GPU would hang (debug builds report the missing init_mbars at the first wait).
   std::uint32_t expected = 0;
+  // Arrivals counted by the pipeline's debug checks (see HostBackend::count_empty_arrival).
+  std::atomic<std::uint64_t> counted{0};
 };
 
 class HostSignalHandle {
@@ -133,6 +135,14 @@ class HostBackend {
     return signals_[NumStages + stage].expected;
   }
 
+  // As NvidiaMbarBackend::count_empty_arrival: false for an arrival past what the phases up
+  // to consumer lap `lap` expect.
+  bool count_empty_arrival(std::uint32_t stage, std::uint32_t lap) {
+    HostSignal& empty = signals_[NumStages + stage];
+    const std::uint64_t total = empty.counted.fetch_add(1, std::memory_order_acq_rel) + 1;
+    return total <= (std::uint64_t{lap} + 1) * empty.expected;
+  }
+
   void arrive_full(std::uint32_t stage) { full_handle(stage).arrive(); }
   void arrive_empty(std::uint32_t stage) { empty_handle(stage).arrive(); }
   Handle full_handle(std::uint32_t stage) { return Handle(&signals_[stage]); }
@@ -141,6 +151,7 @@ class HostBackend {
  private:
   static void init(HostSignal& signal, std::uint32_t expected) {
     signal.expected = expected == 0 ? 1 : expected;
+    signal.counted.store(0, std::memory_order_relaxed);
     signal.arrivals.store(0, std::memory_order_release);
   }
 

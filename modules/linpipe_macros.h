@@ -11,6 +11,10 @@
 #define LINPIPE_DEVICE
 #endif
 
+// The stage members a kernel's steady-state loop calls: inlined even where debug checks make
+// them large, so a stage stays in registers instead of being spilled to local memory.
+#define LINPIPE_ALWAYS_INLINE __attribute__((always_inline))
+
 // Debug checks (the unreleased-stage trap and the hung-wait trap) follow NDEBUG unless the
 // build says otherwise with -DLINPIPE_DEBUG_CHECKS=0 or =1.
 #if !defined(LINPIPE_DEBUG_CHECKS)

@@ -3,9 +3,12 @@
 // Shared-memory layout: NumStages full barriers, then NumStages empty barriers, 8 bytes each.
 //   full[s]:  the producer arrives (or expect-tx + the copy engine completes); consumers wait.
 //   empty[s]: consumers arrive; the producer waits before refilling stage s.
-// Debug builds append two words: a token init_mbars writes (see init_token()) and the arrive
-// counts it was given, so waits can tell barriers it never set up, and hang reports can state
-// the count the awaited barrier expects (an mbarrier's own count cannot be read back).
+// Then two words that debug builds fill: a token init_mbars writes (see init_token()) and the
+// arrive counts it was given, so waits can tell barriers it never set up, and hang reports can
+// state the counts (an mbarrier's own count cannot be read back). Release builds keep the two
+// words too, so one storage size serves both builds and a hand-sized `uint64_t[2 * N]` is
+// always refused. Debug builds then add one word per stage: the arrivals made on that stage's
+// empty barrier so far, so an arrival past what the phases expect is reported at once.
 module;
 #include "linpipe_macros.h"
 #if defined(__CUDA__)
@@ -91,9 +94,9 @@ class NvidiaMbarBackend {
   LINPIPE_HOST_DEVICE explicit NvidiaMbarBackend(BarrierStorage* storage)
       : bars_((SharedBarrier*)storage) {}
 
-  // The barriers, plus the debug words in debug builds: size storage with this (or with
-  // PipelineStorage), never with 2 * NumStages.
-  static constexpr std::size_t debug_elems = debug_checks ? 2 : 0;
+  // The barriers, the two init words and, in debug builds, the arrival counters: declare
+  // storage as Pipeline::Barriers (or PipelineStorage), never as 2 * NumStages words.
+  static constexpr std::size_t debug_elems = 2 + (debug_checks ? NumStages : 0);
   static constexpr std::size_t storage_elems() {
     return 2 * static_cast<std::size_t>(NumStages) + debug_elems;
   }
@@ -107,6 +110,7 @@ class NvidiaMbarBackend {
       ptx::mbarrier_init(empty(s), consumer_arrive_count);
     }
     if constexpr (debug_checks) {
+      for (int s = 0; s < NumStages; ++s) bars_[2 * NumStages + 2 + s] = 0;
       bars_[2 * NumStages + 1] = std::uint64_t{producer_arrive_count} << 32 | consumer_arrive_count;
       bars_[2 * NumStages] = init_token();
     }
@@ -129,6 +133,17 @@ class NvidiaMbarBackend {
     requires(debug_checks)
   {
     return static_cast<std::uint32_t>(bars_[2 * NumStages + 1]);
+  }
+
+  // Counts one arrival on `stage`'s empty barrier for a consumer claim of lap `lap`; false if
+  // it is more than the phases up to that lap expect (lap L's phase needs (L + 1) x count
+  // arrivals in all, and none of lap L + 1 can come before it completes).
+  LINPIPE_DEVICE bool count_empty_arrival(std::uint32_t stage, std::uint32_t lap)
+    requires(debug_checks)
+  {
+    auto* counter = (long long*)(bars_ + 2 * NumStages + 2 + stage);
+    const std::uint64_t total = static_cast<std::uint64_t>(__nvvm_atom_add_gen_ll(counter, 1)) + 1;
+    return total <= (std::uint64_t{lap} + 1) * empty_expected_arrivals(stage);
   }
 
   // Block until the producer has filled `stage` on `lap` (waits on parity lap & 1).

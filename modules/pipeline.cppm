@@ -12,12 +12,14 @@ module;
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 export module linpipe:pipeline;
 import :config;
 import :clock;
 import :backend;
 import :barrier_roles;
 import :diagnostics;
+import :release_policies;
 import :stage;
 import :scope;
 import :trace;
@@ -78,19 +80,42 @@ class ProducerConsumerPipeline {
   using ConsumeScope = StageScope<ProducerConsumerPipeline, ScopeRelease::consume>;
   using ConsumeExplicitScope = StageScope<ProducerConsumerPipeline, ScopeRelease::consume_explicit>;
   static constexpr int num_stages = NumStages;
+  // The barrier storage every role's pipeline object shares, sized by the backend (debug words
+  // included): declare `__shared__ Pipeline::Barriers barriers;`, or use a PipelineStorage.
+  using Barriers = BarrierStorage[Backend::storage_elems()];
 
   // A pipeline object is one role's cursor: copying it would let two owners step the same
   // cursor, and moving it would strand the stages that point at it. Build one per role.
   ProducerConsumerPipeline(const ProducerConsumerPipeline&) = delete;
   ProducerConsumerPipeline& operator=(const ProducerConsumerPipeline&) = delete;
 
-  // storage: Backend::storage_elems() signals shared by every role (shared memory on the GPU).
+  // storage: the Barriers every role shares (shared memory on the GPU): an array of exactly
+  //   Backend::storage_elems() signals, whose type carries its size, so storage sized by hand
+  //   (`uint64_t barriers[2 * Stages]`) fails to compile instead of overflowing into the ring.
   // name: shown by the debug backstops, to tell a kernel's pipelines apart.
   // tracer: this role's tracer, for a traced pipeline (e.g. SliceTrace::for_this_warp(...)).
-  LINPIPE_HOST_DEVICE explicit ProducerConsumerPipeline(BarrierStorage* storage,
+  template <std::size_t Elems>
+  LINPIPE_HOST_DEVICE explicit ProducerConsumerPipeline(BarrierStorage (&storage)[Elems],
                                                         const char* name = "linpipe",
                                                         Tracer tracer = Tracer())
-      : backend_(storage), storage_(storage), name_(name), tracer_(tracer) {}
+      : backend_(storage), storage_(storage), name_(name), tracer_(tracer) {
+    static_assert(Elems == Backend::storage_elems(),
+                  "linpipe::ProducerConsumerPipeline: the barrier array has the wrong size; "
+                  "declare it as `Pipeline::Barriers barriers;` (Backend::storage_elems() "
+                  "signals: 2 x NumStages barriers plus the backend's own words), or keep the "
+                  "pipeline in a PipelineStorage");
+  }
+  // A bare pointer carries no size, so the pipeline could not tell storage that is too small.
+  template <class Pointer>
+    requires std::is_pointer_v<Pointer>
+  LINPIPE_HOST_DEVICE explicit ProducerConsumerPipeline(Pointer, const char* = "linpipe",
+                                                        Tracer = Tracer())
+      : backend_(static_cast<BarrierStorage*>(nullptr)), storage_(nullptr), name_("") {
+    static_assert(detail::never<Pointer>,
+                  "linpipe::ProducerConsumerPipeline: build a pipeline from storage whose type "
+                  "carries its size, not a pointer: `__shared__ Pipeline::Barriers barriers;`, "
+                  "a PipelineStorage's `barriers`, or a member of a SharedPlan's layout");
+  }
 
   // Bytes of barrier storage the pipeline needs.
   static constexpr std::size_t smem_bytes() {
@@ -108,6 +133,16 @@ class ProducerConsumerPipeline {
       }
     }
     backend_.init_barriers(producer_arrive_count, consumer_arrive_count);
+  }
+  // The same, with both counts derived from who arrives (linpipe::Arrivals<Roles, Release>),
+  // so they cannot drift from the roles and the release policy the kernel uses.
+  template <class Counts>
+    requires requires {
+      { Counts::full } -> std::convertible_to<std::uint32_t>;
+      { Counts::empty } -> std::convertible_to<std::uint32_t>;
+    }
+  LINPIPE_HOST_DEVICE void init_mbars(Counts) {
+    init_mbars(Counts::full, Counts::empty);
   }
 
   // Producer: block until the current slot is empty (the consumers released it last lap).
@@ -176,6 +211,7 @@ class ProducerConsumerPipeline {
   }
   // arrive on the current slot's empty barrier, then consumer_step().
   LINPIPE_HOST_DEVICE void consumer_signal_and_step() {
+    count_empty_arrival(consumer_stage_, consumer_lap_);
     backend_.arrive_empty(consumer_stage_);
     trace(TraceEvent::arrive, Role::consumer, consumer_stage_, consumer_lap_);
     consumer_step();
@@ -295,6 +331,19 @@ class ProducerConsumerPipeline {
   LINPIPE_HOST_DEVICE void end_claim(Role role, std::uint32_t stage) {
     if constexpr (debug_checks) held_[role == Role::producer ? 0 : 1].release(stage);
   }
+  // Debug builds, where the backend counts arrivals (both of linpipe's do): an arrival on a
+  // stage's empty barrier past what its phase expects (all 32 lanes releasing where one per
+  // warp was counted) is reported before it can complete the phase early.
+  LINPIPE_HOST_DEVICE void count_empty_arrival(std::uint32_t stage, std::uint32_t lap) {
+    if constexpr (debug_checks && requires(Backend& b) { b.count_empty_arrival(stage, lap); }) {
+      if (!backend_.count_empty_arrival(stage, lap)) {
+        StageLocation at = location(stage, lap, Role::consumer);
+        at.expected_arrivals = backend_.empty_expected_arrivals(stage);
+        at.expected_side = BarrierSide::empty;
+        detail::report(ReportKind::extra_arrival, at);
+      }
+    }
+  }
   LINPIPE_HOST_DEVICE void trace(TraceEvent event, Role role, std::uint32_t stage, std::uint32_t lap) {
     if constexpr (Tracer::enabled) tracer_.record(event, role, stage, lap);
   }
@@ -359,8 +408,12 @@ class ProducerConsumerPipeline {
                                                      : !backend_.try_empty(stage, lap + 1);
     StageLocation at = location(stage, lap, role);
     if constexpr (requires(const Backend& b) { b.full_expected_arrivals(stage); }) {
-      at.expected_arrivals = role == Role::producer ? backend_.empty_expected_arrivals(stage)
-                                                    : backend_.full_expected_arrivals(stage);
+      // The barrier whose signal is missing: the awaited one, or the other side's when the
+      // peer is itself stuck on it.
+      const bool missing_fill = (role == Role::consumer) != peer_blocked;
+      at.expected_side = missing_fill ? BarrierSide::full : BarrierSide::empty;
+      at.expected_arrivals = missing_fill ? backend_.full_expected_arrivals(stage)
+                                          : backend_.empty_expected_arrivals(stage);
     }
     detail::report(peer_blocked ? ReportKind::hung_wait_peer_blocked : ReportKind::hung_wait, at);
   }

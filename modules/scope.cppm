@@ -34,7 +34,10 @@ class [[nodiscard]] StageScope {
   StageScope(StageScope&&) = delete;
   StageScope& operator=(StageScope&&) = delete;
   LINPIPE_HOST_DEVICE ~StageScope() {
-    if constexpr (Release == ScopeRelease::consume) pipeline_.backend().arrive_empty(index_);
+    if constexpr (Release == ScopeRelease::consume) {
+      pipeline_.count_empty_arrival(index_, lap_);
+      pipeline_.backend().arrive_empty(index_);
+    }
     pipeline_.end_claim(role, index_);
     pipeline_.trace(TraceEvent::release, role, index_, lap_);
   }
@@ -55,6 +58,7 @@ class [[nodiscard]] StageScope {
     static_assert(Release != ScopeRelease::consume,
                   "linpipe: a consume() scope arrives on the empty barrier when it ends; to "
                   "arrive yourself (lane-guarded or remote), use consume_explicit()");
+    if constexpr (!is_producer) pipeline_.count_empty_arrival(index_, lap_);
     mbar().arrive();
     pipeline_.trace(TraceEvent::arrive, role, index_, lap_);
   }

@@ -79,6 +79,17 @@ class StageClaim {
     mark_ = other.mark_;
     other.live_ = false;
   }
+  // Debug builds: an arrival or release through a claim that has ended (released, moved from,
+  // or a StageLag's empty slot) is reported instead of arriving on a slot it no longer holds.
+  LINPIPE_HOST_DEVICE void expect_live() const {
+    if constexpr (debug_checks) {
+      if (!live_) {
+        report(ReportKind::stage_not_live,
+               owner_ != nullptr ? owner_->location(index_, lap_, StageRole)
+                                 : StageLocation{"(empty stage)", nullptr, index_, lap_, StageRole});
+      }
+    }
+  }
   // The debug backstop: a live claim being destroyed or overwritten.
   LINPIPE_HOST_DEVICE void check_released() const {
     if constexpr (debug_checks) {
@@ -174,18 +185,19 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
   }
   // Arrives on the empty barrier without consuming; follow with release_without_signal().
   [[clang::callable_when("unconsumed", "unknown"), clang::annotate("linpipe::signals"),
-    clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void arrive() const {
-    backend_.arrive_empty(index_);
+    clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE LINPIPE_ALWAYS_INLINE void arrive() const {
+    signal_empty();
   }
   // Arrives on this slot's empty barrier (the producer may refill it) and ends the claim.
   [[clang::callable_when("unconsumed", "unknown"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
-    clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE void release() {
-    backend_.arrive_empty(index_);
+    clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE LINPIPE_ALWAYS_INLINE void release() {
+    signal_empty();
     finish();
   }
   // Ends the claim without arriving: the signal was sent through arrive() or mbar().
   [[clang::callable_when("unconsumed", "unknown"), clang::set_typestate(consumed), clang::annotate("linpipe::consume"),
-    clang::annotate("linpipe::needs_signal")]] LINPIPE_HOST_DEVICE void release_without_signal() {
+    clang::annotate("linpipe::needs_signal")]] LINPIPE_HOST_DEVICE LINPIPE_ALWAYS_INLINE void release_without_signal() {
+    this->expect_live();
     finish();
   }
 
@@ -201,9 +213,17 @@ ConsumerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
   [[clang::return_typestate(consumed)]] LINPIPE_HOST_DEVICE ConsumerStage() {}
   using Claim::live;
 
+  // One arrival on this slot's empty barrier; debug builds first check the claim is live and
+  // count the arrival against what the phase expects (the pipeline is a friend of this class).
+  LINPIPE_HOST_DEVICE LINPIPE_ALWAYS_INLINE void signal_empty() const {
+    this->expect_live();
+    if constexpr (debug_checks) this->owner_->count_empty_arrival(index_, lap_);
+    backend_.arrive_empty(index_);
+  }
+
   // Ends the claim: debug builds tell the pipeline (a friend of this class, not of the
   // claim) that the slot is free again.
-  LINPIPE_HOST_DEVICE void finish() {
+  LINPIPE_HOST_DEVICE LINPIPE_ALWAYS_INLINE void finish() {
     this->mark_.mark();  // traced builds: the release time, into this claim's slot
     if constexpr (debug_checks) this->owner_->end_claim(Role::consumer, index_);
     this->live_ = false;
@@ -258,8 +278,9 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
     return FullBarrier<Handle>(backend_.full_handle(index_));
   }
   // Ends the claim; signals nothing (see mbar()).
-  [[clang::callable_when("unconsumed", "unknown"), clang::set_typestate(consumed), clang::annotate("linpipe::consume")]] LINPIPE_HOST_DEVICE void
+  [[clang::callable_when("unconsumed", "unknown"), clang::set_typestate(consumed), clang::annotate("linpipe::consume")]] LINPIPE_HOST_DEVICE LINPIPE_ALWAYS_INLINE void
   release() {
+    this->expect_live();
     finish();
   }
 
@@ -277,7 +298,7 @@ ProducerStage : detail::StageClaim<ProducerConsumerPipeline<NumStages, Backend, 
 
   // Ends the claim: debug builds tell the pipeline (a friend of this class, not of the
   // claim) that the slot is free again.
-  LINPIPE_HOST_DEVICE void finish() {
+  LINPIPE_HOST_DEVICE LINPIPE_ALWAYS_INLINE void finish() {
     this->mark_.mark();  // traced builds: the release time, into this claim's slot
     if constexpr (debug_checks) this->owner_->end_claim(Role::producer, index_);
     this->live_ = false;

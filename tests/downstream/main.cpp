@@ -14,19 +14,24 @@ import linpipe;
 int main() {
   constexpr int stages = 2, items = 1000;
   using Pipeline = linpipe::ProducerConsumerPipeline<stages, linpipe::HostBackend<stages>>;
-  auto signals = std::make_unique<linpipe::HostSignal[]>(linpipe::HostBackend<stages>::storage_elems());
-  Pipeline(signals.get()).init_mbars(1, 1);
+  struct Ring {
+    Pipeline::Barriers signals;
+  };
+  // Barriers on the heap keep their size in their type too.
+  auto barriers = std::make_unique<Ring>();
+  auto& signals = barriers->signals;
+  Pipeline(signals).init_mbars(1, 1);
   std::vector<int> ring(stages);
   std::vector<int> received;
   std::thread consumer_thread([&] {
-    Pipeline consumer(signals.get(), "downstream");
+    Pipeline consumer(signals, "downstream");
     for (int i = 0; i < items; ++i) {
       auto stage = consumer.acquire_consumer();
       received.push_back(ring[stage.index()]);
       stage.release();
     }
   });
-  Pipeline producer(signals.get(), "downstream");
+  Pipeline producer(signals, "downstream");
   for (int i = 0; i < items; ++i) {
     auto stage = producer.acquire_producer();
     ring[stage.index()] = i;

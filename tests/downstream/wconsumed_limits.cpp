@@ -13,6 +13,9 @@ import linpipe;
 constexpr int stages = 3;
 using Pipeline = linpipe::ProducerConsumerPipeline<stages, linpipe::HostBackend<stages>>;
 using Stage = Pipeline::ConsumerStageType;
+struct Ring {
+  Pipeline::Barriers signals;
+};
 
 // Takes the stage by value and releases it: -Wconsumed flags the caller's argument.
 class Finisher {
@@ -25,9 +28,11 @@ class Finisher {
 };
 
 int main() {
-  auto signals = std::make_unique<linpipe::HostSignal[]>(linpipe::HostBackend<stages>::storage_elems());
-  Pipeline(signals.get()).init_mbars(1, 1);
-  Pipeline producer(signals.get()), consumer(signals.get());
+  // Barriers on the heap keep their size in their type too.
+  auto barriers = std::make_unique<Ring>();
+  auto& signals = barriers->signals;
+  Pipeline(signals).init_mbars(1, 1);
+  Pipeline producer(signals), consumer(signals);
   for (int i = 0; i < 3; ++i) {
     auto stage = producer.acquire_producer();
     stage.mbar().arrive();

@@ -143,7 +143,7 @@ TEST(HangDetector, UnbalancedPipelineTrapsWithReport) {
   EXPECT_NE(output.find("stage 0 lap 0 role consumer, block (0,0,0) warp 1 lane 0"),
             std::string::npos);
   EXPECT_NE(output.find("the producer never filled this stage"), std::string::npos);
-  EXPECT_NE(output.find("(the awaited barrier expects 2 arrivals per phase)"), std::string::npos)
+  EXPECT_NE(output.find("(this stage's full barrier expects 2 arrivals per phase)"), std::string::npos)
       << "the report must state init_mbars' producer count, the one that cannot be met";
   EXPECT_NE(output.find("child: watch gave cudaSuccess"), std::string::npos)
       << "a debug-build kernel's module must hold the report sink";

@@ -62,8 +62,8 @@ TEST(Backstop, HungProducerBlamesItsOwnMissingFill) {
         producer.wait_producer();  // slot 0, lap 2: needs a release of a fill that never came
       },
       "pipeline 'silent' .* stage 0 lap 2 role producer: the consumers are still waiting for "
-      "this stage's previous fill: the producer never signalled it.* \\(the awaited barrier "
-      "expects 1 arrival per phase\\)");
+      "this stage's previous fill: the producer never signalled it.* \\(this stage's full "
+      "barrier expects 1 arrival per phase\\)");
   linpipe::host_wait_budget_ns = 10'000'000'000ull;
 }
 
