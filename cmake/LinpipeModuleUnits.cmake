@@ -24,7 +24,13 @@ set(LINPIPE_MODULE_PARTITIONS
   release_policies
   stage_lag
   pipeline
-  storage)
+  shared_plan
+  storage
+  warp_roles
+  work_schedule
+  ordered_turns
+  store_epilogue
+  launch)
 set(LINPIPE_MODULE_HEADERS linpipe_macros.h linpipe_cuda_prelude.h)
 
 # -Werror=consumed (the typestate layer) for every clang C++ compile that uses linpipe (not an

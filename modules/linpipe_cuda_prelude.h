@@ -19,13 +19,17 @@
 #include <atomic>
 #include <chrono>
 #include <concepts>
+#include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <type_traits>
+#include <unordered_set>
 #include <vector>
 
 #if defined(__CUDA__)

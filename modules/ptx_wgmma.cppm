@@ -53,6 +53,12 @@ LINPIPE_DEVICE inline std::uint32_t pack_bf16x2(float lo, float hi) {
   return packed;
 }
 
+// One bf16x2 register -> two fp32 values (lo from the low half); exact (bf16 is fp32's top half).
+LINPIPE_HOST_DEVICE inline void unpack_bf16x2(std::uint32_t packed, float& lo, float& hi) {
+  lo = __builtin_bit_cast(float, packed << 16);
+  hi = __builtin_bit_cast(float, packed & 0xffff0000u);
+}
+
 // wgmma.fence.sync.aligned;
 // PTX ISA 8.0, SM_90a. Orders earlier register and shared-memory accesses before the
 // warpgroup's next wgmma.mma_async (issue it before the first mma that touches the accumulators).

@@ -14,6 +14,11 @@ export namespace linpipe {
 
 // release(): every thread that holds the stage arrives on its empty barrier.
 struct ReleaseStage {
+  // Empty-barrier arrivals per phase when every consumer thread of Roles releases each stage.
+  template <class Roles>
+  static constexpr std::uint32_t empty_arrivals() {
+    return Roles::consumer_threads;
+  }
   // Empty-barrier arrivals per phase when `releasing_threads` threads release each stage.
   static constexpr std::uint32_t empty_arrive_count(std::uint32_t releasing_threads) {
     return releasing_threads;
@@ -43,6 +48,11 @@ struct ReleaseToCluster {
   static constexpr std::uint32_t empty_arrive_count(std::uint32_t signalling_warps_per_cta) {
     return signalling_warps_per_cta * ClusterCtas;
   }
+  // The same when every consumer warp of Roles signals.
+  template <class Roles>
+  static constexpr std::uint32_t empty_arrivals() {
+    return empty_arrive_count(Roles::consumer_warps);
+  }
 
   template <class Stage>
   LINPIPE_HOST_DEVICE void operator()(Stage&& stage) const {
@@ -55,6 +65,18 @@ struct ReleaseToCluster {
     }
     stage.release_without_signal();
   }
+};
+
+// init_mbars' two counts derived from the kernel's roles and the policy its consumers release
+// through: full barriers expect ProducerArrivals arrivals per phase (1: one producer lane's
+// arrive_expect_tx, the copy engine completing the bytes), empty barriers what Release makes
+// every consumer of Roles arrive. `pipe.init_mbars(linpipe::Arrivals<Roles, ReleaseToCluster<1>>{})`.
+template <class Roles, class Release, std::uint32_t ProducerArrivals = 1>
+struct Arrivals {
+  static_assert(ProducerArrivals >= 1,
+                "linpipe::Arrivals<Roles, Release, ProducerArrivals>: at least one producer arrival");
+  static constexpr std::uint32_t full = ProducerArrivals;
+  static constexpr std::uint32_t empty = Release::template empty_arrivals<Roles>();
 };
 
 }  // namespace linpipe

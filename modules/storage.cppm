@@ -7,7 +7,7 @@
 //   struct TileB { alignas(1024) bf16 v[256 * 64]; };
 //   using Storage = linpipe::PipelineStorage<Pipeline, TileA, TileB>;
 //   extern __shared__ std::byte smem[];              // launch with Storage::launch_bytes()
-//   Storage& storage = Storage::at(smem);            // aligned for the tiles here
+//   Storage& storage = Storage::at(smem);            // aligned, still in shared memory
 //   Pipeline pipe(storage.barriers);
 //   stage.mbar().arrive_expect_tx(Storage::payload_bytes);   // sizeof(TileA) + sizeof(TileB)
 //   tma_load(storage.slot<TileA>(stage).v, ...);
@@ -21,6 +21,7 @@ module;
 #include <type_traits>
 export module linpipe:storage;
 import :backend;
+import :shared_plan;
 
 namespace linpipe::detail {
 
@@ -114,8 +115,7 @@ struct PipelineStorage {
   // shared-memory array is only guaranteed 16-byte alignment). Launch with this many bytes of
   // dynamic shared memory. Fails to compile when that exceeds the backend's budget.
   static constexpr std::size_t launch_bytes() {
-    constexpr std::size_t slack = alignof(PipelineStorage) > 16 ? alignof(PipelineStorage) - 16 : 0;
-    constexpr std::size_t bytes = sizeof(PipelineStorage) + slack;
+    constexpr std::size_t bytes = detail::bytes_with_alignment_slack<PipelineStorage>();
     static_assert(detail::FitsBudget<bytes, detail::storage_budget_bytes<Backend>()>::value);
     return bytes;
   }
@@ -158,12 +158,12 @@ struct PipelineStorage {
   }
 
   // The storage at the first suitably aligned address of `raw`, which must hold launch_bytes().
-  // Nothing is constructed (the tiles are trivial); barriers still need init_mbars().
+  // Nothing is constructed (the tiles are trivial); barriers still need init_mbars(). Slot
+  // accesses stay in shared memory (see detail::place_aligned). A storage that is one part of
+  // a block's shared memory is a member of a SharedPlan's layout instead.
   LINPIPE_HOST_DEVICE static PipelineStorage& at(void* raw) {
     (void)launch_bytes();  // the budget check, for kernels that size memory another way
-    constexpr std::uintptr_t align = alignof(PipelineStorage);
-    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(raw);
-    return *reinterpret_cast<PipelineStorage*>((address + align - 1) & ~(align - 1));
+    return detail::place_aligned<PipelineStorage>(raw);
   }
 };
 

@@ -1,0 +1,243 @@
+// linpipe:launch — one host call that launches a warp-specialised kernel: the dynamic
+// shared-memory opt-in, the cluster shape, the grid (one CTA per work item, or a persistent
+// grid sized by the occupancy calculator), the launch itself, and the debug report sink.
+//
+//   const linpipe::LaunchResult launched = linpipe::launch(
+//       rmsnorm_kernel, {.threads = Roles::threads, .shared_bytes = Plan::launch_bytes(),
+//                        .items = schedule.count(), .grid = linpipe::GridKind::persistent},
+//       x, w, y, rows);
+//   if (!launched) std::fprintf(stderr, "%s\n", launched.why);
+//   if (const auto done = linpipe::synchronize(); !done) std::fprintf(stderr, "%s\n", done.why);
+//
+// A kernel built with debug checks that traps (a hung wait, a leaked stage, an extra arrival)
+// writes its report to a record every launch() points it at: synchronize() returns it in
+// `why`, and a process that never asks still prints it on exit.
+module;
+#include "linpipe_macros.h"
+#if defined(__CUDA__)
+#include <__clang_cuda_runtime_wrapper.h>
+#endif
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_set>
+export module linpipe:launch;
+#if defined(__CUDA__)
+import :device_reports;
+
+export namespace linpipe {
+
+// How many CTAs to launch for `items` work items.
+enum class GridKind : std::uint8_t {
+  one_per_item,  // a one-shot grid: CTA i takes item i
+  persistent,    // as many CTAs as fit on the device at once (at most one per item)
+};
+
+struct LaunchOptions {
+  unsigned threads = 0;              // block size (WarpRoles::threads)
+  std::size_t shared_bytes = 0;      // dynamic shared memory (SharedPlan::launch_bytes())
+  std::uint64_t items = 0;           // work items (WorkSchedule::count())
+  GridKind grid = GridKind::one_per_item;
+  unsigned ctas_per_sm = 0;          // persistent: at most this many per SM (0: as many as fit)
+  unsigned cluster = 1;              // CTAs per cluster (along x)
+  cudaStream_t stream = nullptr;
+};
+
+// A launch's (or a synchronize()'s) outcome: the CUDA status and, on failure, a sentence that
+// says what went wrong and what to change.
+struct LaunchResult {
+  cudaError_t status = cudaSuccess;
+  unsigned grid = 0;  // CTAs launched
+  char why[640] = {};
+  inline explicit operator bool() const { return status == cudaSuccess; }
+};
+
+}  // namespace linpipe
+
+namespace linpipe::detail {
+
+// The process's report record: every launch() points its kernel's module here once. (Members
+// are `inline` by hand: in a named module, a member defined in its class is not.)
+class LaunchReports {
+ public:
+  static inline LaunchReports& get() {
+    static LaunchReports instance;
+    return instance;
+  }
+  // Watches `kernel` once per process (a module keeps the record it was pointed at).
+  inline void watch(const void* kernel) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!watched_.insert(kernel).second) return;
+    if (reports_ == nullptr) {
+      reports_ = new DeviceReports();  // kept: the record must outlive every kernel
+      std::atexit(&LaunchReports::print_on_exit);
+    }
+    // Release-build kernels have no sink (cudaErrorSymbolNotFound): nothing to watch.
+    (void)reports_->watch(reinterpret_cast<void (*)()>(const_cast<void*>(kernel)));
+  }
+  // The report of a trapped kernel, once: empty if none (or already handed out).
+  inline std::string take() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (reports_ == nullptr || !reports_->has_report() || handed_out_) return {};
+    handed_out_ = true;
+    return reports_->text();
+  }
+
+ private:
+  static inline void print_on_exit() {
+    const std::string text = get().take();
+    if (!text.empty()) std::fputs(text.c_str(), stderr);
+  }
+
+  std::mutex mutex_;
+  std::unordered_set<const void*> watched_;
+  DeviceReports* reports_ = nullptr;
+  bool handed_out_ = false;
+};
+
+// Fills `result` with `status` and a sentence (printf-style), then CUDA's own words.
+[[gnu::format(printf, 3, 4)]] inline void say(LaunchResult& result, cudaError_t status,
+                                              const char* format, ...) {
+  result.status = status;
+  std::va_list words;
+  va_start(words, format);
+  const int used = std::vsnprintf(result.why, sizeof(result.why), format, words);
+  va_end(words);
+  if (used >= 0 && static_cast<std::size_t>(used) < sizeof(result.why)) {
+    std::snprintf(result.why + used, sizeof(result.why) - used, " (%s: %s)",
+                  cudaGetErrorName(status), cudaGetErrorString(status));
+  }
+}
+
+inline LaunchResult grid_for(const void* kernel, const LaunchOptions& how) {
+  LaunchResult result;
+  int device = 0, sms = 0, optin = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (status == cudaSuccess)
+    status = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (status != cudaSuccess) {
+    say(result, status, "linpipe::launch: no usable CUDA device");
+    return result;
+  }
+  if (how.shared_bytes > static_cast<std::size_t>(optin)) {
+    say(result, cudaErrorInvalidValue,
+        "linpipe::launch: the kernel asks for %zu bytes of dynamic shared memory, and this "
+        "device allows %d per block: use fewer stages or smaller tiles",
+        how.shared_bytes, optin);
+    return result;
+  }
+  status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(how.shared_bytes));
+  if (status != cudaSuccess) {
+    say(result, status, "linpipe::launch: could not opt the kernel into %zu bytes of shared memory",
+        how.shared_bytes);
+    return result;
+  }
+  std::uint64_t ctas = how.items;
+  if (how.grid == GridKind::persistent) {
+    int resident = 0;
+    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel,
+                                                           static_cast<int>(how.threads),
+                                                           how.shared_bytes);
+    if (status != cudaSuccess || resident == 0) {
+      say(result, status == cudaSuccess ? cudaErrorInvalidConfiguration : status,
+          "linpipe::launch: no CTA of %u threads with %zu bytes of shared memory fits on an SM "
+          "(registers or shared memory): use fewer threads, stages or registers",
+          how.threads, how.shared_bytes);
+      return result;
+    }
+    if (how.ctas_per_sm != 0 && how.ctas_per_sm < static_cast<unsigned>(resident))
+      resident = static_cast<int>(how.ctas_per_sm);
+    const std::uint64_t fit = static_cast<std::uint64_t>(sms) * static_cast<std::uint64_t>(resident);
+    if (fit < ctas) ctas = fit;
+  }
+  if (how.cluster > 1) ctas = (ctas + how.cluster - 1) / how.cluster * how.cluster;
+  if (ctas == 0 || ctas > 0x7fffffffull) {
+    say(result, cudaErrorInvalidConfiguration,
+        "linpipe::launch: %llu CTAs for %llu work items: a grid holds 1..2^31-1 CTAs (use "
+        "GridKind::persistent, or bigger tiles)",
+        static_cast<unsigned long long>(ctas), static_cast<unsigned long long>(how.items));
+    return result;
+  }
+  result.grid = static_cast<unsigned>(ctas);
+  return result;
+}
+
+}  // namespace linpipe::detail
+
+export namespace linpipe {
+
+// The grid launch() would use for `kernel` (CTAs), or the reason it cannot launch; sets the
+// kernel's shared-memory opt-in as a side effect.
+template <class... Params>
+LaunchResult launch_grid(void (*kernel)(Params...), const LaunchOptions& how) {
+  return detail::grid_for(reinterpret_cast<const void*>(kernel), how);
+}
+
+// Launches `kernel` with `args` (converted to its parameter types) as `how` says.
+template <class... Params, class... Args>
+LaunchResult launch(void (*kernel)(Params...), const LaunchOptions& how, Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args),
+                "linpipe::launch(kernel, options, args...): pass exactly one argument per kernel "
+                "parameter");
+  const void* function = reinterpret_cast<const void*>(kernel);
+  LaunchResult result = detail::grid_for(function, how);
+  if (!result) return result;
+  detail::LaunchReports::get().watch(function);
+
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(result.grid, 1, 1);
+  config.blockDim = dim3(how.threads, 1, 1);
+  config.dynamicSmemBytes = how.shared_bytes;
+  config.stream = how.stream;
+  cudaLaunchAttribute cluster{};
+  if (how.cluster > 1) {
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = how.cluster;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+  }
+  std::tuple<Params...> values(static_cast<Args&&>(args)...);
+  void* pointers[sizeof...(Params) + 1] = {};
+  std::apply([&](auto&... value) {
+    std::size_t i = 0;
+    ((pointers[i++] = static_cast<void*>(&value)), ...);
+  }, values);
+  const cudaError_t status = cudaLaunchKernelExC(&config, function, pointers);
+  if (status != cudaSuccess) {
+    const unsigned grid = result.grid;
+    detail::say(result, status,
+                "linpipe::launch: the launch of %u CTAs of %u threads with %zu bytes of shared "
+                "memory (cluster %u) failed",
+                grid, how.threads, how.shared_bytes, how.cluster);
+  }
+  return result;
+}
+
+// Waits for `stream`; on failure, `why` holds the kernel's debug report when one trapped
+// (the pipeline, stage, lap, role, block, warp and lane, and the fix), else CUDA's error.
+inline LaunchResult synchronize(cudaStream_t stream = nullptr) {
+  LaunchResult result;
+  const cudaError_t status = cudaStreamSynchronize(stream);
+  if (status == cudaSuccess) return result;
+  const std::string report = detail::LaunchReports::get().take();
+  if (!report.empty()) {
+    result.status = status;
+    std::snprintf(result.why, sizeof(result.why), "%s", report.c_str());
+  } else {
+    detail::say(result, status, "linpipe: the kernel failed with no linpipe report (a fault "
+                                "outside linpipe's checks, or a release build)");
+  }
+  return result;
+}
+
+}  // namespace linpipe
+#endif  // __CUDA__

@@ -1,0 +1,271 @@
+// The kernel parts on the GPU: a kernel built only from WarpRoles, a WorkSchedule, a
+// SharedPlan, a StoreEpilogue and launch() transforms rows through a ring (ragged last tile,
+// one-shot and persistent grids, epilogue lags 0 and 1); OrderedTurns alternates two
+// warpgroups; launch() refuses what cannot run with a sentence; and a debug-build trap (an
+// extra arrival) comes back from synchronize() with its report, and is printed at exit when
+// nobody asks.
+import linpipe;
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpu_test_support.h"
+
+namespace {
+
+constexpr int row_words = 256;  // a row: 1 KiB of uint32
+constexpr int tile_rows = 4;    // a tile: 4 rows, 4 KiB
+constexpr int stages = 4;
+using Roles = linpipe::WarpRoles<1, 2>;  // one producer warp, two consumer warps
+using Pipeline = linpipe::ProducerConsumerPipeline<stages>;
+using Release = linpipe::ReleaseToCluster<1>;
+struct Tile {
+  std::uint32_t words[tile_rows][row_words];
+};
+struct Shared {
+  linpipe::PipelineStorage<Pipeline, Tile> rows;
+  std::uint32_t offset[row_words];  // a per-block extra: added to every row
+};
+using Plan = linpipe::SharedPlan<Shared>;
+using Schedule = linpipe::WorkSchedule<>;
+
+// out[r][w] = 3 * in[r][w] + offset[w], row by row; each consumer warp takes every other row of
+// a tile, writes it in place and stores it with the bulk engine through a StoreEpilogue.
+template <int Lag>
+__global__ void __launch_bounds__(Roles::threads) transform_rows(const std::uint32_t* in,
+                                                                std::uint32_t* out,
+                                                                const std::uint32_t* offset,
+                                                                Schedule schedule) {
+  extern __shared__ __align__(16) std::byte smem[];
+  Shared& shared = Plan::place(smem);
+  const auto me = Roles::this_thread();
+  for (std::uint32_t w = threadIdx.x; w < row_words; w += Roles::threads) shared.offset[w] = offset[w];
+  if (threadIdx.x == 0) Pipeline(shared.rows.barriers).init_mbars(linpipe::Arrivals<Roles, Release>{});
+  __syncthreads();
+
+  Pipeline pipe(shared.rows.barriers, "transform_rows");
+  if (me.is_producer()) {
+    if (!me.leader()) return;
+    for (const linpipe::WorkItem item : schedule.items()) {
+      auto stage = pipe.acquire_producer();
+      const auto full = stage.mbar();
+      full.arrive_expect_tx(item.bytes<std::uint32_t>());
+      linpipe::ptx::cp_async_bulk_global_to_shared(&shared.rows[stage], in + item.origin.y * row_words,
+                                                   item.bytes<std::uint32_t>(), full.address());
+      stage.release();
+    }
+    pipe.drain();
+    return;
+  }
+  linpipe::StoreEpilogue<Pipeline::ConsumerStageType, Lag, Release> epilogue(Release{me.lane()});
+  for (const linpipe::WorkItem item : schedule.items()) {
+    auto stage = pipe.acquire_consumer();
+    Tile& tile = shared.rows[stage];
+    for (std::uint32_t r = me.consumer(); r < item.extent.y; r += Roles::consumers) {
+      for (std::uint32_t w = me.lane(); w < row_words; w += 32) {
+        tile.words[r][w] = 3 * tile.words[r][w] + shared.offset[w];
+      }
+    }
+    epilogue.store(std::move(stage), [&] {
+      for (std::uint32_t r = me.consumer(); r < item.extent.y; r += Roles::consumers) {
+        linpipe::ptx::cp_async_bulk_shared_to_global(out + (item.origin.y + r) * row_words,
+                                                     tile.words[r], row_words * 4);
+      }
+    });
+  }
+  epilogue.finish();
+}
+
+template <int Lag>
+void transform_and_check(std::uint64_t rows, linpipe::GridKind grid) {
+  std::vector<std::uint32_t> in(rows * row_words), offset(row_words);
+  std::mt19937 random(static_cast<unsigned>(rows) * 7 + Lag);
+  for (auto& v : in) v = random();
+  for (auto& v : offset) v = random();
+  std::uint32_t *d_in = nullptr, *d_out = nullptr, *d_offset = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&d_in, in.size() * 4));
+  LINPIPE_CUDA_OK(cudaMalloc(&d_out, in.size() * 4));
+  LINPIPE_CUDA_OK(cudaMalloc(&d_offset, row_words * 4));
+  LINPIPE_CUDA_OK(cudaMemcpy(d_in, in.data(), in.size() * 4, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemcpy(d_offset, offset.data(), row_words * 4, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemset(d_out, 0xff, in.size() * 4));  // poison
+
+  const Schedule schedule(linpipe::TileSpace{{row_words, rows, 1}, {row_words, tile_rows, 1}});
+  const linpipe::LaunchResult launched = linpipe::launch(
+      transform_rows<Lag>,
+      {.threads = Roles::threads, .shared_bytes = Plan::launch_bytes(),
+       .items = schedule.count(), .grid = grid, .ctas_per_sm = 1},
+      d_in, d_out, d_offset, schedule);
+  ASSERT_TRUE(launched) << launched.why;
+  if (grid == linpipe::GridKind::one_per_item) EXPECT_EQ(launched.grid, schedule.count());
+  const linpipe::LaunchResult done = linpipe::synchronize();
+  ASSERT_TRUE(done) << done.why;
+
+  std::vector<std::uint32_t> back(in.size());
+  LINPIPE_CUDA_OK(cudaMemcpy(back.data(), d_out, back.size() * 4, cudaMemcpyDeviceToHost));
+  LINPIPE_CUDA_OK(cudaFree(d_in));
+  LINPIPE_CUDA_OK(cudaFree(d_out));
+  LINPIPE_CUDA_OK(cudaFree(d_offset));
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    for (int w = 0; w < row_words; ++w) {
+      const std::uint32_t expected = 3 * in[r * row_words + w] + offset[w];
+      ASSERT_EQ(back[r * row_words + w], expected) << "row " << r << " word " << w;
+    }
+  }
+}
+
+TEST(KernelParts, PersistentGridRaggedTileLagOne) {
+  LINPIPE_REQUIRE_GPU();
+  transform_and_check<1>(4 * 1000 + 3, linpipe::GridKind::persistent);
+}
+TEST(KernelParts, OneShotGridLagZero) {
+  LINPIPE_REQUIRE_GPU();
+  transform_and_check<0>(4 * 37 + 1, linpipe::GridKind::one_per_item);
+}
+TEST(KernelParts, PersistentGridLagTwoFewRows) {
+  LINPIPE_REQUIRE_GPU();
+  transform_and_check<2>(3, linpipe::GridKind::persistent);
+}
+
+// Two consumer warpgroups take turns appending their id to a log, `turns` times each.
+using TurnRoles = linpipe::WarpRoles<4, 2, 4>;
+using Turns = linpipe::OrderedTurns<2, 128>;
+__global__ void take_turns(std::uint32_t* log, std::uint32_t turns) {
+  __shared__ std::uint32_t next;
+  if (threadIdx.x == 0) next = 0;
+  __syncthreads();
+  const auto me = TurnRoles::this_thread();
+  if (me.is_producer()) return;
+  const Turns order(me.consumer());
+  order.open();
+  for (std::uint32_t t = 0; t < turns; ++t) {
+    order.wait();
+    if (me.thread_in_consumer() == 0) log[next++] = me.consumer();
+    __threadfence_block();
+    order.pass_unless_last(t + 1 == turns);
+  }
+}
+
+TEST(KernelParts, OrderedTurnsAlternate) {
+  LINPIPE_REQUIRE_GPU();
+  constexpr std::uint32_t turns = 50;
+  std::uint32_t* log = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&log, 2 * turns * 4));
+  LINPIPE_CUDA_OK(cudaMemset(log, 0xff, 2 * turns * 4));
+  const linpipe::LaunchResult launched =
+      linpipe::launch(take_turns, {.threads = TurnRoles::threads, .items = 1}, log, turns);
+  ASSERT_TRUE(launched) << launched.why;
+  const linpipe::LaunchResult done = linpipe::synchronize();
+  ASSERT_TRUE(done) << done.why;
+  std::vector<std::uint32_t> back(2 * turns);
+  LINPIPE_CUDA_OK(cudaMemcpy(back.data(), log, back.size() * 4, cudaMemcpyDeviceToHost));
+  LINPIPE_CUDA_OK(cudaFree(log));
+  for (std::uint32_t i = 0; i < back.size(); ++i) EXPECT_EQ(back[i], i % 2) << "entry " << i;
+}
+
+TEST(KernelParts, LaunchRefusesWhatCannotRunWithASentence) {
+  LINPIPE_REQUIRE_GPU();
+  const Schedule schedule(linpipe::TileSpace{{row_words, 8, 1}, {row_words, tile_rows, 1}});
+  const linpipe::LaunchResult too_big = linpipe::launch(
+      transform_rows<1>, {.threads = Roles::threads, .shared_bytes = 300 * 1024, .items = 2},
+      nullptr, nullptr, nullptr, schedule);
+  EXPECT_FALSE(too_big);
+  EXPECT_NE(std::string(too_big.why).find("asks for 307200 bytes of dynamic shared memory"),
+            std::string::npos)
+      << too_big.why;
+  const linpipe::LaunchResult nothing = linpipe::launch(
+      transform_rows<1>, {.threads = Roles::threads, .shared_bytes = Plan::launch_bytes(), .items = 0},
+      nullptr, nullptr, nullptr, schedule);
+  EXPECT_FALSE(nothing);
+  EXPECT_NE(std::string(nothing.why).find("0 CTAs for 0 work items"), std::string::npos)
+      << nothing.why;
+}
+
+// Every lane of a consumer warp releases where init_mbars counted one arrival per warp.
+__global__ void every_lane_releases(std::uint32_t* out) {
+  using Small = linpipe::ProducerConsumerPipeline<2>;
+  __shared__ Small::Barriers barriers;
+  if (threadIdx.x == 0) Small(barriers).init_mbars(1, /*one per warp=*/1);
+  __syncthreads();
+  Small pipe(barriers, "every lane");
+  if (threadIdx.x == 0) {
+    auto stage = pipe.acquire_producer();
+    stage.mbar().arrive();
+    stage.release();
+  } else if (threadIdx.x >= 32) {
+    auto stage = pipe.acquire_consumer();
+    out[threadIdx.x] = stage.index();
+    stage.release();  // 32 arrivals where 1 was counted
+  }
+}
+
+int run_trap_child(const std::string& which) {
+  std::uint32_t* out = nullptr;
+  if (cudaMalloc(&out, 64 * 4) != cudaSuccess) return 3;
+  const linpipe::LaunchResult launched =
+      linpipe::launch(every_lane_releases, {.threads = 64, .items = 1}, out);
+  if (!launched) {
+    std::fprintf(stderr, "child: %s\n", launched.why);
+    return 2;
+  }
+  if (which == "ask") {
+    const linpipe::LaunchResult done = linpipe::synchronize();
+    std::fprintf(stderr, "child: synchronize says: %s\n", done.why);
+    return done ? 0 : 1;
+  }
+  // "exit": the program never asks; the report must still reach stderr when it exits.
+  std::fprintf(stderr, "child: leaving without asking (%s)\n",
+               cudaGetErrorName(cudaDeviceSynchronize()));
+  return 1;
+}
+
+std::pair<int, std::string> run_trap_in_child(const std::string& which) {
+  const std::string command = "LINPIPE_TRAP_CHILD=" + which + " timeout 60 /proc/" +
+                              std::to_string(getpid()) +
+                              "/exe --gtest_filter=KernelParts.ExtraArrival* 2>&1";
+  FILE* child = popen(command.c_str(), "r");
+  if (child == nullptr) return {-1, "popen failed"};
+  std::string output;
+  std::array<char, 512> chunk{};
+  while (std::fgets(chunk.data(), chunk.size(), child) != nullptr) output += chunk.data();
+  const int status = pclose(child);
+  std::printf("%s", output.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(KernelParts, ExtraArrivalTrapsAndSynchronizeReturnsTheReport) {
+  if (const char* which = std::getenv("LINPIPE_TRAP_CHILD")) std::exit(run_trap_child(which));
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  LINPIPE_REQUIRE_GPU();
+  const auto [status, output] = run_trap_in_child("ask");
+  EXPECT_EQ(status, 1) << "the kernel should fail with a trap";
+  EXPECT_NE(output.find("synchronize says: linpipe: more arrivals on this stage's empty barrier "
+                        "than one phase expects"),
+            std::string::npos);
+  EXPECT_NE(output.find("pipeline 'every lane'"), std::string::npos);
+  EXPECT_NE(output.find("(this stage's empty barrier expects 1 arrival per phase)"),
+            std::string::npos);
+}
+
+TEST(KernelParts, ExtraArrivalReportIsPrintedAtExitWhenNobodyAsks) {
+  if (const char* which = std::getenv("LINPIPE_TRAP_CHILD")) std::exit(run_trap_child(which));
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  LINPIPE_REQUIRE_GPU();
+  const auto [status, output] = run_trap_in_child("exit");
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(output.find("leaving without asking"), std::string::npos);
+  EXPECT_NE(output.find("linpipe: more arrivals on this stage's empty barrier"), std::string::npos)
+      << "the report must reach stderr at exit";
+}
+
+}  // namespace

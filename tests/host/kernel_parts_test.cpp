@@ -1,0 +1,183 @@
+// The kernel parts that run on the host: warp roles, shared-memory plans, derived arrival
+// counts, and the debug reports for arrivals (an extra arrival, a release through a claim that
+// has ended, a hang report naming the barrier whose signal is missing).
+import linpipe;
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace {
+
+using Roles = linpipe::WarpRoles<1, 4>;           // 1 producer warp, 4 consumer warps
+using GroupRoles = linpipe::WarpRoles<4, 2, 4>;   // a producer warpgroup, 2 consumer warpgroups
+
+TEST(WarpRoles, SplitsTheBlockIntoProducerAndConsumers) {
+  static_assert(Roles::threads == 160 && Roles::consumer_warps == 4 && !Roles::warpgroup_aligned);
+  static_assert(GroupRoles::threads == 384 && GroupRoles::consumer_threads == 256 &&
+                GroupRoles::warpgroup_aligned);
+  const auto producer = Roles::of_thread(5);
+  EXPECT_TRUE(producer.is_producer());
+  EXPECT_EQ(producer.lane(), 5u);
+  EXPECT_FALSE(producer.leader());
+  const auto consumer = Roles::of_thread(32 * 3 + 0);
+  EXPECT_TRUE(consumer.is_consumer());
+  EXPECT_EQ(consumer.warp(), 3u);
+  EXPECT_EQ(consumer.consumer(), 2u);
+  EXPECT_EQ(consumer.warp_in_role(), 2u);
+  EXPECT_TRUE(consumer.leader());
+
+  const auto second_group = GroupRoles::of_thread(128 + 128 + 70);
+  EXPECT_TRUE(second_group.is_consumer());
+  EXPECT_EQ(second_group.consumer(), 1u);
+  EXPECT_EQ(second_group.warp_in_consumer(), 2u);
+  EXPECT_EQ(second_group.thread_in_consumer(), 70u);
+  EXPECT_EQ(second_group.thread_in_role(), 128u + 70u);
+  EXPECT_TRUE(GroupRoles::of_thread(127).is_producer());
+  EXPECT_FALSE(GroupRoles::of_thread(128).is_producer());
+}
+
+TEST(Arrivals, CountsComeFromTheRolesAndTheReleasePolicy) {
+  static_assert(linpipe::Arrivals<Roles, linpipe::ReleaseToCluster<1>>::empty == 4);
+  static_assert(linpipe::Arrivals<Roles, linpipe::ReleaseToCluster<2>>::empty == 8);
+  static_assert(linpipe::Arrivals<Roles, linpipe::ReleaseStage>::empty == 128);
+  static_assert(linpipe::Arrivals<Roles, linpipe::ReleaseStage>::full == 1);
+  static_assert(linpipe::Arrivals<GroupRoles, linpipe::ReleaseStage, 2>::full == 2);
+
+  // Four "warps" release lane-guarded through ReleaseToCluster<1>: lane 0 arrives for each,
+  // and the derived count makes exactly one phase complete.
+  using Pipeline = linpipe::ProducerConsumerPipeline<2, linpipe::HostBackend<2>>;
+  Pipeline::Barriers signals;
+  Pipeline(signals).init_mbars(linpipe::Arrivals<Roles, linpipe::ReleaseToCluster<1>>{});
+  Pipeline producer(signals, "derived");
+  {
+    auto stage = producer.acquire_producer();
+    stage.mbar().arrive();
+    stage.release();
+  }
+  // The producer's next use of slot 0 is lap 2: it may refill once the phase completes.
+  for (std::uint32_t warp = 0; warp < 4; ++warp) {
+    Pipeline consumer(signals, "derived");
+    for (std::uint32_t lane = 0; lane < 2; ++lane) {  // two lanes of each warp hold the stage
+      auto stage = consumer.acquire_consumer();
+      linpipe::ReleaseToCluster<1>{lane}(std::move(stage));
+      EXPECT_EQ(producer.backend().try_empty(0, 2), warp == 3)
+          << "warp " << warp << " lane " << lane << ": only the fourth warp's lane 0 completes it";
+      consumer.start_consumer_at(0, 0);  // the next "lane" claims the same stage
+    }
+  }
+}
+
+struct Layout {
+  using Pipeline = linpipe::ProducerConsumerPipeline<3, linpipe::HostBackend<3>>;
+  struct alignas(128) Row {
+    std::uint16_t v[64];
+  };
+  alignas(256) float weight[100];
+  std::uint64_t counters[3];
+};
+using Plan = linpipe::SharedPlan<Layout>;
+
+TEST(SharedPlan, OneNumberForTheLaunchAndAnAlignedPlacement) {
+  static_assert(Plan::launch_bytes() == sizeof(Layout) + alignof(Layout) - 16);
+  alignas(16) static std::byte raw[Plan::launch_bytes() + 16];
+  for (std::size_t offset : {0u, 16u}) {  // a dynamic shared array is only 16-byte aligned
+    Layout& layout = Plan::place(raw + offset);
+    const auto address = reinterpret_cast<std::uintptr_t>(&layout);
+    EXPECT_EQ(address % alignof(Layout), 0u);
+    EXPECT_GE(address, reinterpret_cast<std::uintptr_t>(raw + offset));
+    EXPECT_LE(address + sizeof(Layout),
+              reinterpret_cast<std::uintptr_t>(raw + offset + Plan::launch_bytes()));
+  }
+  // A smaller budget is checked the same way (a plan that fits passes).
+  static_assert(linpipe::SharedPlan<Layout, 64 * 1024>::launch_bytes() == Plan::launch_bytes());
+}
+
+using Pipeline = linpipe::ProducerConsumerPipeline<2, linpipe::HostBackend<2>>;
+using Stage = Pipeline::ConsumerStageType;
+
+struct FilledRing {
+  Pipeline::Barriers signals;
+  explicit FilledRing(std::uint32_t consumers) {
+    Pipeline(signals).init_mbars(1, consumers);
+    Pipeline producer(signals, "filler");
+    producer.producer_signal_and_step();
+  }
+};
+
+// Every lane of a warp releasing where init_mbars counted one arrival per warp: the second
+// arrival completes nothing legitimate, and debug builds stop at it.
+TEST(ArrivalReports, AnArrivalPastThePhaseCountIsReported) {
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  EXPECT_DEATH(
+      {
+        FilledRing ring(/*consumers=*/1);
+        Pipeline lane0(ring.signals, "per-warp");
+        Pipeline lane1(ring.signals, "per-warp");
+        auto first = lane0.acquire_consumer();
+        auto second = lane1.acquire_consumer();
+        first.release();
+        second.release();  // one arrival too many for this phase
+      },
+      "more arrivals on this stage's empty barrier than one phase expects .*: pipeline "
+      "'per-warp' .* stage 0 lap 0 role consumer: arrive once per releasing thread.*"
+      "\\(this stage's empty barrier expects 1 arrival per phase\\)");
+}
+
+TEST(ArrivalReports, ArrivalsThatMatchTheCountPassSilently) {
+  FilledRing ring(/*consumers=*/2);
+  Pipeline lane0(ring.signals, "per-lane");
+  Pipeline lane1(ring.signals, "per-lane");
+  auto first = lane0.acquire_consumer();
+  auto second = lane1.acquire_consumer();
+  first.release();
+  EXPECT_FALSE(lane0.backend().try_empty(0, 2)) << "one of two arrivals must not complete it";
+  second.release();
+  EXPECT_TRUE(lane0.backend().try_empty(0, 2)) << "the producer may refill slot 0 on lap 2";
+}
+
+// A helper that releases a stage it got by reference, then its caller releases it again:
+// -Wconsumed cannot see it (the stage is 'unknown' after the call), the runtime does.
+void finish(Stage& stage) { stage.release(); }
+
+TEST(ArrivalReports, AReleaseThroughAnEndedClaimIsReported) {
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  EXPECT_DEATH(
+      {
+        FilledRing ring(/*consumers=*/1);
+        Pipeline consumer(ring.signals, "twice");
+        auto stage = consumer.acquire_consumer();
+        finish(stage);
+        stage.release();  // NOLINT(linpipe-linear-stage): the runtime check is under test
+      },
+      "arrive\\(\\) or release\\(\\) on a stage whose claim has already ended .*: pipeline "
+      "'twice' .* stage 0 lap 0 role consumer");
+}
+
+// The hang report states the count of the barrier whose signal is missing: a consumer whose
+// producer starves because no consumer released names the EMPTY barrier's count.
+TEST(ArrivalReports, HangReportNamesTheBarrierWhoseSignalIsMissing) {
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  linpipe::host_wait_budget_ns = 50'000'000;  // 50 ms
+  EXPECT_DEATH(
+      {
+        Pipeline::Barriers signals;
+        Pipeline(signals).init_mbars(/*producer=*/1, /*consumers=*/3);
+        Pipeline producer(signals, "hoarder");
+        Pipeline consumer(signals, "hoarder");
+        producer.producer_signal_and_step();
+        producer.producer_signal_and_step();
+        for (int i = 0; i < 2; ++i) {  // takes both fills, never arrives
+          consumer.wait_consumer();
+          consumer.consumer_step();
+        }
+        consumer.wait_consumer();
+      },
+      "role consumer: the producer is still waiting for this stage's release.*\\(this stage's "
+      "empty barrier expects 3 arrivals per phase\\)");
+  linpipe::host_wait_budget_ns = 10'000'000'000ull;
+}
+
+}  // namespace
