@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from a folder of carried executables (scripts/stage_device_run.sh):
+# the GPU tests (debug checks on, and the new ones without), compute-sanitizer on the kernel
+# parts and RMSNorm, the RMSNorm SASS counts and its benchmark against the plain kernel and
+# torch, then stream_copy and GEMM benchmarks (placement changed under both).
+# Usage: run_kernel_parts.sh DIR OUT
+set -uo pipefail
+dir=$1 out=$2
+logs=$(mktemp -d)
+exec > >(tee "$out/kernel_parts.log") 2>&1
+status=0
+run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv,noheader
+for t in cuda_import_test gpu_readme_kernel_test gpu_readme_kernel_test_release gpu_kernel_parts_test \
+         gpu_kernel_parts_test_release gpu_rmsnorm_test gpu_rmsnorm_test_release gpu_pingpong_test \
+         gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test \
+         gpu_traced_kernels_test gpu_attention_test; do
+  run "$dir/$t" > "$logs/$t.log" 2>&1
+  echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/$t.log" | tr '\n' ' ')"
+  grep -E "^\[  FAILED|Failure|^cuda_import_test|^debug checks" "$logs/$t.log" | head -20
+done
+for tool in racecheck synccheck; do
+  run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_kernel_parts_test_release" \
+    --gtest_filter='KernelParts.P*:KernelParts.O*' > "$logs/sanitizer_parts_$tool.log" 2>&1
+  echo "kernel parts $tool: $(grep -E 'SUMMARY' "$logs/sanitizer_parts_$tool.log")"
+  run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_rmsnorm_test_release" \
+    --gtest_filter='Widths/RmsNorm.Linpipe*/n1024_rows4805:Widths/RmsNorm.Linpipe*/n8192_rows603' \
+    > "$logs/sanitizer_rmsnorm_$tool.log" 2>&1
+  echo "rmsnorm $tool: $(grep -E 'SUMMARY' "$logs/sanitizer_rmsnorm_$tool.log")"
+done
+cuobjdump --dump-sass "$dir/liblinpipe_rmsnorm.so" > "$logs/rmsnorm.sass" 2>&1
+awk '/Function :/{name=$3} /LDL|STL/{l[name]++} /LDS/{s[name]++} /STS/{t[name]++} /LDG|STG/{g[name]++}
+     END{for (n in s) printf "SASS %s: LDS %d STS %d LDL/STL %d LDG/STG %d\n", substr(n,1,90), s[n], t[n], l[n], g[n]}' \
+  "$logs/rmsnorm.sass" | sort
+run python3 "$dir/rmsnorm_bench.py" "$dir/liblinpipe_rmsnorm.so" | tee "$out/rmsnorm_bench.txt"
+run "$dir/stream_copy_bench" > "$logs/stream_copy.txt" 2>&1
+tail -n 8 "$logs/stream_copy.txt"
+run "$dir/gemm_bench" > "$logs/gemm.txt" 2>&1
+tail -n 13 "$logs/gemm.txt"
+cp "$logs"/gpu_*test*.log "$out/" 2>/dev/null; tar -czf "$out/logs.tgz" -C "$logs" . 2>/dev/null
+exit $status

@@ -1,0 +1,223 @@
+// linpipe's RMSNorm forward (see rmsnorm.h), built only from the library's kernel parts: the
+// roles are a WarpRoles, the work loop a WorkSchedule that the producer and every consumer
+// walk, the shared memory a SharedPlan, the store a StoreEpilogue, the launch linpipe::launch.
+//
+// A CTA is one producer warp and Warps consumer warps. A tile is Warps x RowsPerWarp rows; the
+// producer bulk-copies each tile (the last one ragged) into a ring stage; each consumer warp
+// normalises its RowsPerWarp rows of the stage in place and stores them back with the bulk
+// engine, and the stage is released once its stores have read it.
+#include "rmsnorm.h"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+import linpipe;
+
+namespace linpipe::kernels {
+namespace {
+
+using bf16 = std::uint16_t;  // the bits of a bfloat16
+using Release = ReleaseToCluster<1>;  // lane 0 arrives for its warp
+
+template <int N, int Warps, int RowsPerWarp, int Stages>
+struct RmsNorm {
+  static_assert(N % 256 == 0, "a row is whole 16-byte vectors for every lane of a warp");
+  static constexpr int n = N;
+  static constexpr int rows_per_warp = RowsPerWarp;
+  static constexpr int rows_per_tile = Warps * RowsPerWarp;
+
+  using Roles = WarpRoles<1, Warps>;
+  using Pipeline = ProducerConsumerPipeline<Stages>;
+  using Stage = typename Pipeline::ConsumerStageType;
+  struct Tile {
+    alignas(128) bf16 rows[rows_per_tile][N];
+  };
+  struct Shared {
+    PipelineStorage<Pipeline, Tile> ring;
+    alignas(16) bf16 weight[N];
+  };
+  using Plan = SharedPlan<Shared>;
+  using Schedule = WorkSchedule<>;
+
+  static Schedule schedule(std::uint64_t rows) {
+    return Schedule(TileSpace{{N, rows, 1}, {N, rows_per_tile, 1}});
+  }
+};
+
+__device__ float warp_sum(float value) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  return value;
+}
+
+__device__ float sum_of_squares(uint4 v, float sum) {
+  for (const std::uint32_t pair : {v.x, v.y, v.z, v.w}) {
+    float lo, hi;
+    ptx::unpack_bf16x2(pair, lo, hi);
+    sum = fmaf(lo, lo, fmaf(hi, hi, sum));
+  }
+  return sum;
+}
+__device__ std::uint32_t scaled_pair(std::uint32_t x, std::uint32_t w, float scale) {
+  float x_lo, x_hi, w_lo, w_hi;
+  ptx::unpack_bf16x2(x, x_lo, x_hi);
+  ptx::unpack_bf16x2(w, w_lo, w_hi);
+  return ptx::pack_bf16x2(x_lo * scale * w_lo, x_hi * scale * w_hi);
+}
+
+// One row in place, by one warp, in two passes over shared memory (16-byte vectors; a row
+// held in registers would take 128 of them at n = 8192): the mean square, reduced in fp32
+// across the warp, then each element scaled by rsqrt and its weight.
+template <int N>
+__device__ void normalise_row(bf16* row, const bf16* weight, float eps, std::uint32_t lane) {
+  constexpr int per_lane = N / 256;  // 16-byte vectors per lane
+  auto* vectors = reinterpret_cast<uint4*>(row);
+  const auto* weights = reinterpret_cast<const uint4*>(weight);
+  float squares = 0.0f;
+#pragma unroll 8
+  for (int k = 0; k < per_lane; ++k) squares = sum_of_squares(vectors[lane + 32 * k], squares);
+  const float scale = rsqrtf(warp_sum(squares) * (1.0f / N) + eps);
+#pragma unroll 4
+  for (int k = 0; k < per_lane; ++k) {
+    const uint4 x = vectors[lane + 32 * k];
+    const uint4 w = weights[lane + 32 * k];
+    vectors[lane + 32 * k] = make_uint4(scaled_pair(x.x, w.x, scale), scaled_pair(x.y, w.y, scale),
+                                        scaled_pair(x.z, w.z, scale), scaled_pair(x.w, w.w, scale));
+  }
+}
+
+// The producer's lane: each tile of the walk into the next empty stage, whole (the ragged last
+// tile's byte count comes from the schedule, as the consumers' row count does).
+template <class K>
+__device__ void load_tiles(typename K::Pipeline& pipe, typename K::Shared& shared, const bf16* x,
+                           const typename K::Schedule& schedule) {
+  for (const WorkItem tile : schedule.items()) {
+    auto stage = pipe.acquire_producer();
+    const auto full = stage.mbar();
+    full.arrive_expect_tx(tile.bytes<bf16>());
+    ptx::cp_async_bulk_global_to_shared(shared.ring[stage].rows, x + tile.origin.y * K::n,
+                                        tile.bytes<bf16>(), full.address());
+    stage.release();
+  }
+  pipe.drain();  // every stage released before the block's shared memory goes away
+}
+
+// A consumer warp: its rows of each tile, normalised in place and stored by the epilogue.
+template <class K, int Lag>
+__device__ void normalise_tiles(typename K::Pipeline& pipe, typename K::Shared& shared, bf16* y,
+                                const typename K::Schedule& schedule, float eps,
+                                const typename K::Roles& me) {
+  StoreEpilogue<typename K::Stage, Lag, Release> epilogue(Release{me.lane()});
+  const std::uint32_t first = me.consumer() * K::rows_per_warp;
+  for (const WorkItem tile : schedule.items()) {
+    auto stage = pipe.acquire_consumer();
+    auto& rows = shared.ring[stage].rows;
+    const std::uint32_t mine = tile.extent.y > first ? tile.extent.y - first : 0;
+    const std::uint32_t count = mine < K::rows_per_warp ? mine : K::rows_per_warp;
+    for (std::uint32_t r = 0; r < count; ++r) {
+      normalise_row<K::n>(rows[first + r], shared.weight, eps, me.lane());
+    }
+    epilogue.store(std::move(stage), [&] {
+      if (count > 0) {
+        ptx::cp_async_bulk_shared_to_global(y + (tile.origin.y + first) * K::n, rows[first],
+                                            count * K::n * sizeof(bf16));
+      }
+    });
+  }
+  epilogue.finish();
+}
+
+template <class K, int Lag>
+__global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* x, const bf16* w,
+                                                                    bf16* y,
+                                                                    typename K::Schedule schedule,
+                                                                    float eps) {
+  extern __shared__ __align__(16) std::byte smem[];
+  typename K::Shared& shared = K::Plan::place(smem);
+  const auto me = K::Roles::this_thread();
+  if (threadIdx.x == 0) {
+    typename K::Pipeline(shared.ring.barriers).init_mbars(Arrivals<typename K::Roles, Release>{});
+  }
+  for (std::uint32_t v = threadIdx.x; v < K::n / 8; v += K::Roles::threads) {
+    reinterpret_cast<uint4*>(shared.weight)[v] = reinterpret_cast<const uint4*>(w)[v];
+  }
+  __syncthreads();
+
+  typename K::Pipeline pipe(shared.ring.barriers, "rmsnorm");
+  if (me.is_producer()) {
+    if (me.leader()) load_tiles<K>(pipe, shared, x, schedule);
+  } else {
+    normalise_tiles<K, Lag>(pipe, shared, y, schedule, eps, me);
+  }
+}
+
+constexpr int store_lag = 1;  // one tile's stores in flight while the next is computed
+
+template <int N, int Warps, int RowsPerWarp, int Stages>
+cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
+                           bool persistent, cudaStream_t stream, const char** why) {
+  using K = RmsNorm<N, Warps, RowsPerWarp, Stages>;
+  const typename K::Schedule schedule = K::schedule(rows);
+  if (!K::Schedule::fits(schedule.space())) {
+    if (why != nullptr) *why = "rmsnorm_bf16: more than 2^32 - 1 tiles of rows";
+    return cudaErrorInvalidValue;
+  }
+  const LaunchResult launched = launch(
+      rmsnorm_kernel<K, store_lag>,
+      {.threads = K::Roles::threads, .shared_bytes = K::Plan::launch_bytes(),
+       .items = schedule.count(), .grid = persistent ? GridKind::persistent : GridKind::one_per_item,
+       .stream = stream},
+      x, w, y, schedule, eps);
+  if (!launched && why != nullptr) *why = "rmsnorm_bf16: the launch failed (see linpipe::launch)";
+  return launched.status;
+}
+
+// The two shapes per width: `wide` (4 consumer warps, 32 KiB tiles; 64 KiB at n = 8192) and
+// `narrow` (2 consumer warps, 16 KiB tiles; 32 KiB at n = 8192), each with as many stages as
+// keep two CTAs (one at n = 8192) on an SM.
+template <int N>
+cudaError_t rmsnorm_width(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
+                          RmsNormConfig config, cudaStream_t stream, const char** why) {
+  constexpr int rows_per_warp = N >= 4096 ? 1 : 4096 / N;
+  if (config.shape == RmsNormShape::wide) {
+    return launch_rmsnorm<N, 4, rows_per_warp, 3>(x, w, y, rows, eps, config.persistent, stream, why);
+  }
+  return launch_rmsnorm<N, 2, rows_per_warp, 4>(x, w, y, rows, eps, config.persistent, stream, why);
+}
+
+}  // namespace
+
+cudaError_t rmsnorm_bf16(const void* x, const void* w, void* y, std::uint64_t rows, int n, float eps,
+                         RmsNormConfig config, cudaStream_t stream, const char** why) {
+  if (rows == 0) return cudaSuccess;
+  const auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 != 0; };
+  if (misaligned(x) || misaligned(w) || misaligned(y)) {
+    if (why != nullptr) *why = "rmsnorm_bf16: x, w and y must be 16-byte aligned (bulk copies)";
+    return cudaErrorInvalidValue;
+  }
+  const auto* in = static_cast<const bf16*>(x);
+  const auto* weight = static_cast<const bf16*>(w);
+  auto* out = static_cast<bf16*>(y);
+  switch (n) {
+    case 1024: return rmsnorm_width<1024>(in, weight, out, rows, eps, config, stream, why);
+    case 2048: return rmsnorm_width<2048>(in, weight, out, rows, eps, config, stream, why);
+    case 4096: return rmsnorm_width<4096>(in, weight, out, rows, eps, config, stream, why);
+    case 8192: return rmsnorm_width<8192>(in, weight, out, rows, eps, config, stream, why);
+    default:
+      if (why != nullptr) *why = "rmsnorm_bf16: n must be 1024, 2048, 4096 or 8192";
+      return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace linpipe::kernels
+
+extern "C" int linpipe_rmsnorm_bf16(const void* x, const void* w, void* y, unsigned long long rows,
+                                    int n, float eps, int shape, int persistent, void* stream) {
+  const linpipe::kernels::RmsNormConfig config{static_cast<linpipe::kernels::RmsNormShape>(shape),
+                                               persistent != 0};
+  return static_cast<int>(linpipe::kernels::rmsnorm_bf16(x, w, y, rows, n, eps, config,
+                                                         static_cast<cudaStream_t>(stream)));
+}

@@ -1,0 +1,45 @@
+// Fused RMSNorm forward in bf16: y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w, row by row, with
+// fp32 statistics. Two kernels: linpipe's (kernels/rmsnorm.cu, warp-specialised, built from
+// the library's kernel parts) and the anchor it is measured against (kernels/rmsnorm_plain.cu,
+// one block per row with 16-byte vectors).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace linpipe::kernels {
+
+// Row lengths the kernels are built for.
+inline constexpr int rmsnorm_widths[] = {1024, 2048, 4096, 8192};
+
+// linpipe's kernel, in one of its shapes (see rmsnorm.cu): rows of 32 KiB tiles (64 KiB at
+// n = 8192) for 4 consumer warps (`wide`), or half that for 2 consumer warps (`narrow`); a
+// persistent grid, or one CTA per tile.
+enum class RmsNormShape : int { wide = 0, narrow = 1 };
+struct RmsNormConfig {
+  RmsNormShape shape = RmsNormShape::wide;
+  bool persistent = true;
+};
+
+// x, y: rows x n bf16 (row-major, contiguous, 16-byte aligned); w: n bf16. n must be one of
+// rmsnorm_widths; any row count (0 does nothing). Returns cudaErrorInvalidValue (with the
+// reason in *why when given) for a shape it cannot run.
+cudaError_t rmsnorm_bf16(const void* x, const void* w, void* y, std::uint64_t rows, int n,
+                         float eps, RmsNormConfig config = {}, cudaStream_t stream = nullptr,
+                         const char** why = nullptr);
+
+// The anchor: one CTA per row, each thread holding vectors_per_thread 16-byte vectors of it
+// (1, 2 or 4; n / (8 x vectors_per_thread) threads per CTA).
+cudaError_t rmsnorm_bf16_plain(const void* x, const void* w, void* y, std::uint64_t rows, int n,
+                               float eps, int vectors_per_thread, cudaStream_t stream = nullptr);
+
+}  // namespace linpipe::kernels
+
+// C entry points for kernels/bench/rmsnorm_bench.py (ctypes, liblinpipe_rmsnorm.so): return
+// the cudaError_t as an int. `shape` is an RmsNormShape, `persistent` 0 or 1.
+extern "C" int linpipe_rmsnorm_bf16(const void* x, const void* w, void* y, unsigned long long rows,
+                                    int n, float eps, int shape, int persistent, void* stream);
+extern "C" int linpipe_rmsnorm_bf16_plain(const void* x, const void* w, void* y,
+                                          unsigned long long rows, int n, float eps,
+                                          int vectors_per_thread, void* stream);
