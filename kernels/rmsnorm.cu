@@ -68,14 +68,17 @@ __device__ std::uint32_t scaled_pair(std::uint32_t x, std::uint32_t w, float sca
   return ptx::pack_bf16x2(x_lo * scale * w_lo, x_hi * scale * w_hi);
 }
 
-// One row in place, by one warp, in two passes over shared memory (16-byte vectors; a row
+// One row by one warp, in two passes over its slot in shared memory (16-byte vectors; a row
 // held in registers would take 128 of them at n = 8192): the mean square, reduced in fp32
-// across the warp, then each element scaled by rsqrt and its weight.
+// across the warp, then each element scaled by rsqrt and its weight into `out` (the slot
+// itself, or the row in global memory).
 template <int N>
-__device__ void normalise_row(bf16* row, const bf16* weight, float eps, std::uint32_t lane) {
+__device__ void normalise_row(const bf16* row, const bf16* weight, bf16* out, float eps,
+                              std::uint32_t lane) {
   constexpr int per_lane = N / 256;  // 16-byte vectors per lane
-  auto* vectors = reinterpret_cast<uint4*>(row);
+  const auto* vectors = reinterpret_cast<const uint4*>(row);
   const auto* weights = reinterpret_cast<const uint4*>(weight);
+  auto* outputs = reinterpret_cast<uint4*>(out);
   float squares = 0.0f;
 #pragma unroll 8
   for (int k = 0; k < per_lane; ++k) squares = sum_of_squares(vectors[lane + 32 * k], squares);
@@ -84,41 +87,57 @@ __device__ void normalise_row(bf16* row, const bf16* weight, float eps, std::uin
   for (int k = 0; k < per_lane; ++k) {
     const uint4 x = vectors[lane + 32 * k];
     const uint4 w = weights[lane + 32 * k];
-    vectors[lane + 32 * k] = make_uint4(scaled_pair(x.x, w.x, scale), scaled_pair(x.y, w.y, scale),
+    outputs[lane + 32 * k] = make_uint4(scaled_pair(x.x, w.x, scale), scaled_pair(x.y, w.y, scale),
                                         scaled_pair(x.z, w.z, scale), scaled_pair(x.w, w.w, scale));
   }
 }
 
 // The producer's lane: each tile of the walk into the next empty stage, whole (the ragged last
 // tile's byte count comes from the schedule, as the consumers' row count does).
+// With evict_first, x's lines leave L2 first (each is read once).
 template <class K>
 __device__ void load_tiles(typename K::Pipeline& pipe, typename K::Shared& shared, const bf16* x,
-                           const typename K::Schedule& schedule) {
+                           const typename K::Schedule& schedule, bool evict_first) {
+  const std::uint64_t policy = evict_first ? ptx::createpolicy_evict_first() : 0;
   for (const WorkItem tile : schedule.items()) {
     auto stage = pipe.acquire_producer();
     const auto full = stage.mbar();
     full.arrive_expect_tx(tile.bytes<bf16>());
-    ptx::cp_async_bulk_global_to_shared(shared.ring[stage].rows, x + tile.origin.y * K::n,
-                                        tile.bytes<bf16>(), full.address());
+    if (evict_first) {
+      ptx::cp_async_bulk_global_to_shared(shared.ring[stage].rows, x + tile.origin.y * K::n,
+                                          tile.bytes<bf16>(), full.address(), policy);
+    } else {
+      ptx::cp_async_bulk_global_to_shared(shared.ring[stage].rows, x + tile.origin.y * K::n,
+                                          tile.bytes<bf16>(), full.address());
+    }
     stage.release();
   }
   pipe.drain();  // every stage released before the block's shared memory goes away
 }
 
-// A consumer warp: its rows of each tile, normalised in place and stored by the epilogue.
+constexpr int store_lag = 1;  // bulk stores: one tile's stores in flight while the next is computed
+
+// How many of a tile's rows a consumer warp owns (the last tile may be short).
+template <class K>
+__device__ std::uint32_t rows_of_warp(const WorkItem& tile, std::uint32_t first) {
+  const std::uint32_t mine = tile.extent.y > first ? tile.extent.y - first : 0;
+  return mine < K::rows_per_warp ? mine : K::rows_per_warp;
+}
+
+// A consumer warp, bulk stores: its rows of each tile normalised in place, then stored from the
+// slot by the epilogue, which releases the stage once the store has read it.
 template <class K, int Lag>
-__device__ void normalise_tiles(typename K::Pipeline& pipe, typename K::Shared& shared, bf16* y,
-                                const typename K::Schedule& schedule, float eps,
-                                const typename K::Roles& me) {
+__device__ void normalise_tiles_bulk(typename K::Pipeline& pipe, typename K::Shared& shared, bf16* y,
+                                     const typename K::Schedule& schedule, float eps,
+                                     const typename K::Roles& me) {
   StoreEpilogue<typename K::Stage, Lag, Release> epilogue(Release{me.lane()});
   const std::uint32_t first = me.consumer() * K::rows_per_warp;
   for (const WorkItem tile : schedule.items()) {
     auto stage = pipe.acquire_consumer();
     auto& rows = shared.ring[stage].rows;
-    const std::uint32_t mine = tile.extent.y > first ? tile.extent.y - first : 0;
-    const std::uint32_t count = mine < K::rows_per_warp ? mine : K::rows_per_warp;
+    const std::uint32_t count = rows_of_warp<K>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
-      normalise_row<K::n>(rows[first + r], shared.weight, eps, me.lane());
+      normalise_row<K::n>(rows[first + r], shared.weight, rows[first + r], eps, me.lane());
     }
     epilogue.store(std::move(stage), [&] {
       if (count > 0) {
@@ -130,11 +149,32 @@ __device__ void normalise_tiles(typename K::Pipeline& pipe, typename K::Shared& 
   epilogue.finish();
 }
 
-template <class K, int Lag>
+// A consumer warp, thread stores: its rows of each tile read from the slot and written to
+// global memory from registers (16-byte stores, as the plain kernel does); the slot is free as
+// soon as every lane's reads have returned, so lane 0 releases it for the warp right away.
+template <class K>
+__device__ void normalise_tiles_threads(typename K::Pipeline& pipe, typename K::Shared& shared,
+                                        bf16* y, const typename K::Schedule& schedule, float eps,
+                                        const typename K::Roles& me) {
+  const std::uint32_t first = me.consumer() * K::rows_per_warp;
+  for (const WorkItem tile : schedule.items()) {
+    auto stage = pipe.acquire_consumer();
+    const auto& rows = shared.ring[stage].rows;
+    const std::uint32_t count = rows_of_warp<K>(tile, first);
+    for (std::uint32_t r = 0; r < count; ++r) {
+      normalise_row<K::n>(rows[first + r], shared.weight, y + (tile.origin.y + first + r) * K::n,
+                          eps, me.lane());
+    }
+    __syncwarp();  // every lane has read the slot before lane 0 frees it
+    Release{me.lane()}(std::move(stage));
+  }
+}
+
+template <class K, RmsNormStore Store>
 __global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* x, const bf16* w,
                                                                     bf16* y,
                                                                     typename K::Schedule schedule,
-                                                                    float eps) {
+                                                                    float eps, bool evict_first) {
   extern __shared__ __align__(16) std::byte smem[];
   typename K::Shared& shared = K::Plan::place(smem);
   const auto me = K::Roles::this_thread();
@@ -148,17 +188,19 @@ __global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* 
 
   typename K::Pipeline pipe(shared.ring.barriers, "rmsnorm");
   if (me.is_producer()) {
-    if (me.leader()) load_tiles<K>(pipe, shared, x, schedule);
+    if (me.leader()) load_tiles<K>(pipe, shared, x, schedule, evict_first);
   } else {
-    normalise_tiles<K, Lag>(pipe, shared, y, schedule, eps, me);
+    if constexpr (Store == RmsNormStore::bulk) {
+      normalise_tiles_bulk<K, store_lag>(pipe, shared, y, schedule, eps, me);
+    } else {
+      normalise_tiles_threads<K>(pipe, shared, y, schedule, eps, me);
+    }
   }
 }
 
-constexpr int store_lag = 1;  // one tile's stores in flight while the next is computed
-
-template <int N, int Warps, int RowsPerWarp, int Stages>
+template <int N, int Warps, int RowsPerWarp, int Stages, RmsNormStore Store>
 cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
-                           bool persistent, cudaStream_t stream, const char** why) {
+                           const RmsNormConfig& config, cudaStream_t stream, const char** why) {
   using K = RmsNorm<N, Warps, RowsPerWarp, Stages>;
   const typename K::Schedule schedule = K::schedule(rows);
   if (!K::Schedule::fits(schedule.space())) {
@@ -166,26 +208,40 @@ cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t 
     return cudaErrorInvalidValue;
   }
   const LaunchResult launched = launch(
-      rmsnorm_kernel<K, store_lag>,
+      rmsnorm_kernel<K, Store>,
       {.threads = K::Roles::threads, .shared_bytes = K::Plan::launch_bytes(),
-       .items = schedule.count(), .grid = persistent ? GridKind::persistent : GridKind::one_per_item,
-       .stream = stream},
-      x, w, y, schedule, eps);
+       .items = schedule.count(),
+       .grid = config.persistent ? GridKind::persistent : GridKind::one_per_item, .stream = stream},
+      x, w, y, schedule, eps, config.evict_first);
   if (!launched && why != nullptr) *why = "rmsnorm_bf16: the launch failed (see linpipe::launch)";
   return launched.status;
 }
 
-// The two shapes per width: `wide` (4 consumer warps, 32 KiB tiles; 64 KiB at n = 8192) and
-// `narrow` (2 consumer warps, 16 KiB tiles; 32 KiB at n = 8192), each with as many stages as
-// keep two CTAs (one at n = 8192) on an SM.
+// The shapes per width: `wide` (4 consumer warps, 32 KiB tiles, 64 KiB at n = 8192, 3 stages:
+// two CTAs an SM, one at n = 8192), `narrow` (2 consumer warps, half the tile, 4 stages) and
+// `shallow` (as wide with 2 stages: three CTAs an SM, so more warps normalise at once).
+template <int N, RmsNormStore Store>
+cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
+                          RmsNormConfig config, cudaStream_t stream, const char** why) {
+  constexpr int rows_per_warp = N >= 4096 ? 1 : 4096 / N;
+  switch (config.shape) {
+    case RmsNormShape::wide:
+      return launch_rmsnorm<N, 4, rows_per_warp, 3, Store>(x, w, y, rows, eps, config, stream, why);
+    case RmsNormShape::narrow:
+      return launch_rmsnorm<N, 2, rows_per_warp, 4, Store>(x, w, y, rows, eps, config, stream, why);
+    case RmsNormShape::shallow:
+      return launch_rmsnorm<N, 4, rows_per_warp, 2, Store>(x, w, y, rows, eps, config, stream, why);
+  }
+  if (why != nullptr) *why = "rmsnorm_bf16: unknown shape";
+  return cudaErrorInvalidValue;
+}
 template <int N>
 cudaError_t rmsnorm_width(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
                           RmsNormConfig config, cudaStream_t stream, const char** why) {
-  constexpr int rows_per_warp = N >= 4096 ? 1 : 4096 / N;
-  if (config.shape == RmsNormShape::wide) {
-    return launch_rmsnorm<N, 4, rows_per_warp, 3>(x, w, y, rows, eps, config.persistent, stream, why);
+  if (config.store == RmsNormStore::bulk) {
+    return rmsnorm_store<N, RmsNormStore::bulk>(x, w, y, rows, eps, config, stream, why);
   }
-  return launch_rmsnorm<N, 2, rows_per_warp, 4>(x, w, y, rows, eps, config.persistent, stream, why);
+  return rmsnorm_store<N, RmsNormStore::threads>(x, w, y, rows, eps, config, stream, why);
 }
 
 }  // namespace
@@ -215,9 +271,11 @@ cudaError_t rmsnorm_bf16(const void* x, const void* w, void* y, std::uint64_t ro
 }  // namespace linpipe::kernels
 
 extern "C" int linpipe_rmsnorm_bf16(const void* x, const void* w, void* y, unsigned long long rows,
-                                    int n, float eps, int shape, int persistent, void* stream) {
+                                    int n, float eps, int shape, int store, int persistent,
+                                    int evict_first, void* stream) {
   const linpipe::kernels::RmsNormConfig config{static_cast<linpipe::kernels::RmsNormShape>(shape),
-                                               persistent != 0};
+                                               static_cast<linpipe::kernels::RmsNormStore>(store),
+                                               persistent != 0, evict_first != 0};
   return static_cast<int>(linpipe::kernels::rmsnorm_bf16(x, w, y, rows, n, eps, config,
                                                          static_cast<cudaStream_t>(stream)));
 }

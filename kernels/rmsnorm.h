@@ -14,12 +14,18 @@ namespace linpipe::kernels {
 inline constexpr int rmsnorm_widths[] = {1024, 2048, 4096, 8192};
 
 // linpipe's kernel, in one of its shapes (see rmsnorm.cu): rows of 32 KiB tiles (64 KiB at
-// n = 8192) for 4 consumer warps (`wide`), or half that for 2 consumer warps (`narrow`); a
-// persistent grid, or one CTA per tile.
-enum class RmsNormShape : int { wide = 0, narrow = 1 };
+// n = 8192) for 4 consumer warps in a 3-stage ring (`wide`) or a 2-stage one (`shallow`, so
+// three CTAs share an SM), or half-size tiles for 2 consumer warps (`narrow`); the result
+// stored from the slot by the bulk engine (`bulk`, through a StoreEpilogue) or from registers
+// with 16-byte stores (`threads`); a persistent grid or one CTA per tile; x's lines marked
+// evict-first in L2 or not.
+enum class RmsNormShape : int { wide = 0, narrow = 1, shallow = 2 };
+enum class RmsNormStore : int { bulk = 0, threads = 1 };
 struct RmsNormConfig {
   RmsNormShape shape = RmsNormShape::wide;
+  RmsNormStore store = RmsNormStore::threads;
   bool persistent = true;
+  bool evict_first = false;
 };
 
 // x, y: rows x n bf16 (row-major, contiguous, 16-byte aligned); w: n bf16. n must be one of
@@ -37,9 +43,11 @@ cudaError_t rmsnorm_bf16_plain(const void* x, const void* w, void* y, std::uint6
 }  // namespace linpipe::kernels
 
 // C entry points for kernels/bench/rmsnorm_bench.py (ctypes, liblinpipe_rmsnorm.so): return
-// the cudaError_t as an int. `shape` is an RmsNormShape, `persistent` 0 or 1.
+// the cudaError_t as an int. `shape` is an RmsNormShape, `store` an RmsNormStore,
+// `persistent` and `evict_first` 0 or 1.
 extern "C" int linpipe_rmsnorm_bf16(const void* x, const void* w, void* y, unsigned long long rows,
-                                    int n, float eps, int shape, int persistent, void* stream);
+                                    int n, float eps, int shape, int store, int persistent,
+                                    int evict_first, void* stream);
 extern "C" int linpipe_rmsnorm_bf16_plain(const void* x, const void* w, void* y,
                                           unsigned long long rows, int n, float eps,
                                           int vectors_per_thread, void* stream);

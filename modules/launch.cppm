@@ -157,7 +157,13 @@ inline LaunchResult grid_for(const void* kernel, const LaunchOptions& how) {
     const std::uint64_t fit = static_cast<std::uint64_t>(sms) * static_cast<std::uint64_t>(resident);
     if (fit < ctas) ctas = fit;
   }
-  if (how.cluster > 1) ctas = (ctas + how.cluster - 1) / how.cluster * how.cluster;
+  // A grid is whole clusters: a one-shot grid rounds up (the kernel sees the spare CTAs walk no
+  // items), a persistent one rounds down to what fits.
+  if (how.cluster > 1) {
+    ctas = how.grid == GridKind::persistent && ctas >= how.cluster
+               ? ctas / how.cluster * how.cluster
+               : (ctas + how.cluster - 1) / how.cluster * how.cluster;
+  }
   if (ctas == 0 || ctas > 0x7fffffffull) {
     say(result, cudaErrorInvalidConfiguration,
         "linpipe::launch: %llu CTAs for %llu work items: a grid holds 1..2^31-1 CTAs (use "

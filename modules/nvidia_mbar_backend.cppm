@@ -96,7 +96,9 @@ class NvidiaMbarBackend {
 
   // The barriers, the two init words and, in debug builds, the arrival counters: declare
   // storage as Pipeline::Barriers (or PipelineStorage), never as 2 * NumStages words.
-  static constexpr std::size_t debug_elems = 2 + (debug_checks ? NumStages : 0);
+  // The total is kept even (whole 16-byte units), so a slot declared right after the barriers
+  // keeps the 16-byte alignment bulk copies need.
+  static constexpr std::size_t debug_elems = 2 + (debug_checks ? (NumStages + 1) / 2 * 2 : 0);
   static constexpr std::size_t storage_elems() {
     return 2 * static_cast<std::size_t>(NumStages) + debug_elems;
   }

@@ -7,7 +7,8 @@
 //     (fence.proxy.async.shared::cta);
 //  2. the warp synchronises, so the issuing lane sees every lane's fence;
 //  3. one lane issues the store(s) and commits them as one bulk group;
-//  4. it waits until the store Lag groups back has READ its slot (wait_group.read<Lag - 1>);
+//  4. it waits until the store Lag groups back has READ its slot (wait_group.read<Lag>: the
+//     Lag newer stores may still be reading theirs);
 //  5. the warp synchronises again, so no lane arrives before that wait;
 //  6. that older stage is released (through the release policy); and before the block exits,
 //     every store has completed (wait_group<0>) and every held stage is released.
@@ -80,7 +81,7 @@ class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::line
     if (lane() == 0) {
       issue();                            // 3
       ptx::cp_async_bulk_commit_group();
-      ptx::cp_async_bulk_wait_group_read<Lag == 0 ? 0 : Lag - 1>();  // 4
+      ptx::cp_async_bulk_wait_group_read<Lag>();  // 4: the store of the stage released below
     }
     sync_warp();                          // 5
     if constexpr (Lag == 0) {

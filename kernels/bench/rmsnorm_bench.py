@@ -25,7 +25,8 @@ EPS = 1e-6
 def load(path):
     lib = ctypes.CDLL(path)
     lib.linpipe_rmsnorm_bf16.argtypes = [ctypes.c_void_p] * 3 + [
-        ctypes.c_ulonglong, ctypes.c_int, ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+        ctypes.c_ulonglong, ctypes.c_int, ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+        ctypes.c_int, ctypes.c_void_p]
     lib.linpipe_rmsnorm_bf16_plain.argtypes = [ctypes.c_void_p] * 3 + [
         ctypes.c_ulonglong, ctypes.c_int, ctypes.c_float, ctypes.c_int, ctypes.c_void_p]
     return lib
@@ -38,19 +39,24 @@ def candidates(lib, x, w, y, rows, n):
         if status != 0:
             raise RuntimeError(f"cudaError {status}")
 
-    def linpipe(shape, persistent):
+    def linpipe(shape, store, persistent, evict_first=0):
         return lambda: call(lib.linpipe_rmsnorm_bf16(x.data_ptr(), w.data_ptr(), y.data_ptr(), rows, n,
-                                                     EPS, shape, persistent, stream))
+                                                     EPS, shape, store, persistent, evict_first, stream))
 
     def plain(vectors):
         return lambda: call(lib.linpipe_rmsnorm_bf16_plain(x.data_ptr(), w.data_ptr(), y.data_ptr(), rows,
                                                            n, EPS, vectors, stream))
 
     return {
-        "linpipe wide persistent": ("linpipe", linpipe(0, 1)),
-        "linpipe wide one-shot": ("linpipe", linpipe(0, 0)),
-        "linpipe narrow persistent": ("linpipe", linpipe(1, 1)),
-        "linpipe narrow one-shot": ("linpipe", linpipe(1, 0)),
+        "linpipe wide bulk persistent": ("linpipe", linpipe(0, 0, 1)),
+        "linpipe shallow bulk persistent": ("linpipe", linpipe(2, 0, 1)),
+        "linpipe wide threads persistent": ("linpipe", linpipe(0, 1, 1)),
+        "linpipe wide threads persistent evict-first": ("linpipe", linpipe(0, 1, 1, 1)),
+        "linpipe wide threads one-shot": ("linpipe", linpipe(0, 1, 0)),
+        "linpipe narrow threads persistent": ("linpipe", linpipe(1, 1, 1)),
+        "linpipe shallow threads persistent": ("linpipe", linpipe(2, 1, 1)),
+        "linpipe shallow threads persistent evict-first": ("linpipe", linpipe(2, 1, 1, 1)),
+        "linpipe shallow threads one-shot": ("linpipe", linpipe(2, 1, 0)),
         "plain 1 vector/thread": ("plain", plain(1)),
         "plain 2 vectors/thread": ("plain", plain(2)),
         "plain 4 vectors/thread": ("plain", plain(4)),
@@ -82,6 +88,8 @@ def main():
     parser.add_argument("--gib", type=float, default=1.0)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--widths", default="1024,2048,4096,8192")
+    parser.add_argument("--profile", metavar="CANDIDATE",
+                        help="only run CANDIDATE 3 times at each width, untimed (for ncu)")
     args = parser.parse_args()
     lib = load(args.lib)
     props = torch.cuda.get_device_properties(0)
@@ -96,6 +104,11 @@ def main():
         y = torch.empty_like(x)
         reference = torch.nn.functional.rms_norm(x.float(), (n,), w.float(), EPS).to(torch.bfloat16)
         runs = candidates(lib, x, w, y, rows, n)
+        if args.profile:
+            for _ in range(3):
+                runs[args.profile][1]()
+            torch.cuda.synchronize()
+            continue
         for name, (kind, fn) in runs.items():
             if kind in ("linpipe", "plain"):
                 y.fill_(float("nan"))
@@ -126,6 +139,8 @@ def main():
         lp, plain, torch_row, memcpy = best("linpipe"), best("plain"), best("torch"), best("memcpy")
         summary.append((n, rows, lp, plain, torch_row[1], memcpy[1]))
 
+    if args.profile:
+        return 0
     print("\n## Summary (GB/s; ratios of linpipe's best)")
     print("| n | rows | linpipe (best shape) | plain (best) | torch rms_norm | cudaMemcpy | / plain | / torch | / memcpy |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -23,8 +23,9 @@ for tool in racecheck synccheck; do
   run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_kernel_parts_test_release" \
     --gtest_filter='KernelParts.P*:KernelParts.O*' > "$logs/sanitizer_parts_$tool.log" 2>&1
   echo "kernel parts $tool: $(grep -E 'SUMMARY' "$logs/sanitizer_parts_$tool.log")"
+  grep -m 12 -E "Error|Warning|at .* in |Write Thread|Read Thread|RUN" "$logs/sanitizer_parts_$tool.log"
   run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_rmsnorm_test_release" \
-    --gtest_filter='Widths/RmsNorm.Linpipe*/n1024_rows4805:Widths/RmsNorm.Linpipe*/n8192_rows603' \
+    --gtest_filter='Widths/RmsNorm.Linpipe*/n4096_rows8001:Widths/RmsNorm.Linpipe*/n8192_rows603' \
     > "$logs/sanitizer_rmsnorm_$tool.log" 2>&1
   echo "rmsnorm $tool: $(grep -E 'SUMMARY' "$logs/sanitizer_rmsnorm_$tool.log")"
 done
@@ -32,10 +33,22 @@ cuobjdump --dump-sass "$dir/liblinpipe_rmsnorm.so" > "$logs/rmsnorm.sass" 2>&1
 awk '/Function :/{name=$3} /LDL|STL/{l[name]++} /LDS/{s[name]++} /STS/{t[name]++} /LDG|STG/{g[name]++}
      END{for (n in s) printf "SASS %s: LDS %d STS %d LDL/STL %d LDG/STG %d\n", substr(n,1,90), s[n], t[n], l[n], g[n]}' \
   "$logs/rmsnorm.sass" | sort
+# Which instructions racecheck named in transform_rows<1> (the kernel-parts test's kernel).
+cuobjdump --dump-sass "$dir/gpu_kernel_parts_test_release" 2>/dev/null |
+  awk '/Function : .*transform_rowsILi1E/{f=1;next} /Function :/{f=0} f' > "$logs/transform_rows.sass"
+grep -E '/\*(0f[6-9a-f]0|19[89a-f]0|1a[0-4]0)\*/' "$logs/transform_rows.sass" | sed 's/  */ /g' | head -24
 run python3 "$dir/rmsnorm_bench.py" "$dir/liblinpipe_rmsnorm.so" | tee "$out/rmsnorm_bench.txt"
+# ncu: linpipe's kernel and the plain one at n = 4096 (one launch each).
+for candidate in "linpipe wide threads persistent" "linpipe shallow threads persistent" "plain 2 vectors/thread"; do
+  echo "== ncu: $candidate (n = 4096) =="
+  ncu --kernel-name regex:rmsnorm --launch-count 1 --metrics \
+gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__occupancy_limit_shared_mem,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum \
+    python3 "$dir/rmsnorm_bench.py" "$dir/liblinpipe_rmsnorm.so" --widths 4096 --profile "$candidate" 2>&1 |
+    grep -E "^ +[a-z_]+__|^  [a-z]" | sed 's/  */ /g'
+done
 run "$dir/stream_copy_bench" > "$logs/stream_copy.txt" 2>&1
 tail -n 8 "$logs/stream_copy.txt"
 run "$dir/gemm_bench" > "$logs/gemm.txt" 2>&1
 tail -n 13 "$logs/gemm.txt"
-cp "$logs"/gpu_*test*.log "$out/" 2>/dev/null; tar -czf "$out/logs.tgz" -C "$logs" . 2>/dev/null
+tar -czf "$out/logs.tgz" -C "$logs" --exclude='*.sass' . 2>/dev/null
 exit $status

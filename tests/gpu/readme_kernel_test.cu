@@ -12,11 +12,11 @@ import linpipe;
 
 #include "gpu_test_support.h"
 
-struct Tile {
-  std::uint32_t words[256];  // 1 KiB: a bulk copy's size and addresses are multiples of 16
+// README-KERNEL-BEGIN
+struct alignas(16) Tile {                    // bulk copies move 16-byte-aligned multiples of 16
+  std::uint32_t words[256];
 };
 
-// README-KERNEL-BEGIN
 template <int Stages>
 __global__ void relay(const Tile* in, Tile* out, int tiles) {
   using Pipeline = linpipe::ProducerConsumerPipeline<Stages>;   // NvidiaMbarBackend<Stages>

@@ -25,6 +25,7 @@ namespace {
 
 using linpipe::kernels::RmsNormConfig;
 using linpipe::kernels::RmsNormShape;
+using linpipe::kernels::RmsNormStore;
 
 double bf16_value(std::uint16_t bits) {
   const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
@@ -100,26 +101,23 @@ void check(const Case& c, Run run) {
   EXPECT_EQ(reported, 0);
 }
 
-TEST_P(RmsNorm, LinpipeWidePersistent) {
+// Every shape, store and grid of linpipe's kernel.
+TEST_P(RmsNorm, LinpipeEveryConfiguration) {
   LINPIPE_REQUIRE_GPU();
   const Case c = GetParam();
-  check(c, [&](auto* x, auto* w, auto* y) {
-    return linpipe::kernels::rmsnorm_bf16(x, w, y, c.rows, c.n, eps, {RmsNormShape::wide, true});
-  });
-}
-TEST_P(RmsNorm, LinpipeNarrowPersistent) {
-  LINPIPE_REQUIRE_GPU();
-  const Case c = GetParam();
-  check(c, [&](auto* x, auto* w, auto* y) {
-    return linpipe::kernels::rmsnorm_bf16(x, w, y, c.rows, c.n, eps, {RmsNormShape::narrow, true});
-  });
-}
-TEST_P(RmsNorm, LinpipeWideOneShot) {
-  LINPIPE_REQUIRE_GPU();
-  const Case c = GetParam();
-  check(c, [&](auto* x, auto* w, auto* y) {
-    return linpipe::kernels::rmsnorm_bf16(x, w, y, c.rows, c.n, eps, {RmsNormShape::wide, false});
-  });
+  for (const RmsNormShape shape : {RmsNormShape::wide, RmsNormShape::narrow, RmsNormShape::shallow}) {
+    for (const RmsNormStore store : {RmsNormStore::bulk, RmsNormStore::threads}) {
+      for (const bool persistent : {true, false}) {
+        SCOPED_TRACE(::testing::Message() << "shape " << static_cast<int>(shape) << " store "
+                                          << static_cast<int>(store) << " persistent " << persistent);
+        const bool evict_first = persistent && shape == RmsNormShape::shallow;
+        check(c, [&](auto* x, auto* w, auto* y) {
+          return linpipe::kernels::rmsnorm_bf16(x, w, y, c.rows, c.n, eps,
+                                                {shape, store, persistent, evict_first});
+        });
+      }
+    }
+  }
 }
 TEST_P(RmsNorm, PlainAnchor) {
   LINPIPE_REQUIRE_GPU();
@@ -135,12 +133,14 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return "n" + std::to_string(info.param.n) + "_rows" + std::to_string(info.param.rows);
 }
 
-// Rows per tile: 16, 8, 4, 4 (wide) and 8, 4, 2, 2 (narrow) at n = 1024 .. 8192. Each count
-// leaves a ragged last tile in both shapes, and 3 is less than one tile.
+// Rows per tile: 16, 8, 4, 4 (wide, shallow) and 8, 4, 2, 2 (narrow) at n = 1024 .. 8192. Each
+// count leaves a ragged last tile in every shape, and 3 is less than one tile; 4 x 2000 + 1 rows
+// give a persistent CTA several laps of its ring, so every slot is refilled.
 INSTANTIATE_TEST_SUITE_P(Widths, RmsNorm,
                          ::testing::Values(Case{1024, 3}, Case{1024, 16 * 300 + 5},
                                            Case{2048, 8 * 100 + 3}, Case{4096, 4 * 200 + 1},
-                                           Case{8192, 3}, Case{8192, 4 * 150 + 3}),
+                                           Case{4096, 4 * 2000 + 1}, Case{8192, 3},
+                                           Case{8192, 4 * 150 + 3}),
                          case_name);
 
 TEST(RmsNormArguments, RefusedWithASentenceBeforeAnyCudaCall) {

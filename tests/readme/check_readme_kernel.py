@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """README's first kernel must be the one tests/gpu/readme_kernel_test.cu builds and runs.
 
-Compares the lines between README-KERNEL-BEGIN and README-KERNEL-END in the test with the
-kernel in README's "A kernel on linpipe" code block (from `template` to the closing brace).
+Compares the lines between README-KERNEL-BEGIN and README-KERNEL-END in the test with README's
+"A kernel on linpipe" code block from its first declaration (the Tile struct) to its end.
 """
 import sys
 from pathlib import Path
@@ -11,7 +11,7 @@ from pathlib import Path
 def readme_kernel(readme: str) -> list[str]:
     section = readme.split("## A kernel on linpipe", 1)[1]
     block = section.split("```cpp\n", 1)[1].split("```", 1)[0].splitlines()
-    start = next(i for i, line in enumerate(block) if line.startswith("template <"))
+    start = next(i for i, line in enumerate(block) if line.startswith(("struct ", "template <")))
     return block[start:]
 
 

@@ -5,7 +5,7 @@ import linpipe;
 
 #include <cstdint>
 
-__global__ void consume_odd(std::uint64_t *barriers, const int *ring, int *out, int count) {
+__global__ void consume_odd(const int *ring, int *out, int count) { __shared__ linpipe::ProducerConsumerPipeline<2>::Barriers barriers;
   using Pipeline = linpipe::ProducerConsumerPipeline<2>;
   Pipeline pipe(barriers, "clangd_test");
   int sum = 0;

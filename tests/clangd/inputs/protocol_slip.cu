@@ -4,7 +4,7 @@ import linpipe;
 
 #include <cstdint>
 
-__global__ void arrives_twice(std::uint64_t *barriers) {
+__global__ void arrives_twice() { __shared__ linpipe::ProducerConsumerPipeline<2>::Barriers barriers;
   using Pipeline = linpipe::ProducerConsumerPipeline<2>;
   Pipeline pipe(barriers, "clangd_test");
   auto stage = pipe.acquire_consumer();
