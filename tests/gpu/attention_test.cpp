@@ -31,18 +31,6 @@ namespace {
 
 using linpipe::kernels::AttentionShape;
 
-float bf16_to_float(std::uint16_t bits) {
-  const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &wide, sizeof f);
-  return f;
-}
-std::uint16_t float_to_bf16(float f) {  // round to nearest even; inputs here are finite
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-}
-
 std::vector<std::uint16_t> random_bf16(std::size_t n, std::uint32_t seed) {
   std::vector<std::uint16_t> out(n);
   std::uint32_t x = seed * 2654435761u + 1;

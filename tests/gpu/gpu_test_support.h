@@ -2,8 +2,15 @@
 #pragma once
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <string>
+#include <utility>
 
 // GTEST_SKIPs the current test when no CUDA device can be used.
 #define LINPIPE_REQUIRE_GPU()                                                          \
@@ -22,3 +29,35 @@
     const cudaError_t status_ = (call);                                                \
     ASSERT_EQ(status_, cudaSuccess) << #call << ": " << cudaGetErrorString(status_);   \
   } while (0)
+
+// Runs this test binary again in a child process, with `variable=value` in its environment
+// and only the tests matching `filter`, under a 60 s timeout: for kernels that trap (a trap
+// ends the CUDA context, so it cannot run in the parent). Returns the child's exit status
+// (124: it hung until the timeout) and its output, which is echoed.
+inline std::pair<int, std::string> run_in_child_process(const std::string& variable,
+                                                        const std::string& value,
+                                                        const std::string& filter) {
+  const std::string command = variable + "=" + value + " timeout 60 /proc/" +
+                              std::to_string(getpid()) + "/exe --gtest_filter=" + filter + " 2>&1";
+  FILE* child = popen(command.c_str(), "r");
+  if (child == nullptr) return {-1, "popen failed"};
+  std::string output;
+  std::array<char, 512> chunk{};
+  while (std::fgets(chunk.data(), chunk.size(), child) != nullptr) output += chunk.data();
+  const int status = pclose(child);
+  std::printf("%s", output.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+// bf16 on the host: the bits of a bfloat16 <-> float (round to nearest even; finite inputs).
+inline float bf16_to_float(std::uint16_t bits) {
+  const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &wide, sizeof f);
+  return f;
+}
+inline std::uint16_t float_to_bf16(float f) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}

@@ -117,16 +117,7 @@ int run_child(const std::string& which) {
 
 // Runs `which` in a child process; returns its exit status (124: it hung) and output.
 std::pair<int, std::string> run_in_child(const std::string& which) {
-  const std::string command = "LINPIPE_HANG_CHILD=" + which + " timeout 60 /proc/" +
-                              std::to_string(getpid()) + "/exe --gtest_filter=HangDetector.* 2>&1";
-  FILE* child = popen(command.c_str(), "r");
-  if (child == nullptr) return {-1, "popen failed"};
-  std::string output;
-  std::array<char, 512> chunk{};
-  while (std::fgets(chunk.data(), chunk.size(), child) != nullptr) output += chunk.data();
-  const int status = pclose(child);
-  std::printf("%s", output.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  return run_in_child_process("LINPIPE_HANG_CHILD", which, "HangDetector.*");
 }
 
 TEST(HangDetector, UnbalancedPipelineTrapsWithReport) {

@@ -8,9 +8,7 @@ import linpipe;
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -232,17 +230,7 @@ int run_trap_child(const std::string& which) {
 }
 
 std::pair<int, std::string> run_trap_in_child(const std::string& which) {
-  const std::string command = "LINPIPE_TRAP_CHILD=" + which + " timeout 60 /proc/" +
-                              std::to_string(getpid()) +
-                              "/exe --gtest_filter=KernelParts.ExtraArrival* 2>&1";
-  FILE* child = popen(command.c_str(), "r");
-  if (child == nullptr) return {-1, "popen failed"};
-  std::string output;
-  std::array<char, 512> chunk{};
-  while (std::fgets(chunk.data(), chunk.size(), child) != nullptr) output += chunk.data();
-  const int status = pclose(child);
-  std::printf("%s", output.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  return run_in_child_process("LINPIPE_TRAP_CHILD", which, "KernelParts.ExtraArrival*");
 }
 
 TEST(KernelParts, ExtraArrivalTrapsAndSynchronizeReturnsTheReport) {

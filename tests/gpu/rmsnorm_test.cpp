@@ -27,17 +27,7 @@ using linpipe::kernels::RmsNormConfig;
 using linpipe::kernels::RmsNormShape;
 using linpipe::kernels::RmsNormStore;
 
-double bf16_value(std::uint16_t bits) {
-  const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &wide, sizeof f);
-  return f;
-}
-std::uint16_t to_bf16(float f) {  // round to nearest even; inputs here are finite
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-}
+double bf16_value(std::uint16_t bits) { return bf16_to_float(bits); }
 
 constexpr float eps = 1e-6f;
 constexpr std::uint16_t poison = 0x7fc1;  // a NaN
@@ -57,11 +47,11 @@ void check(const Case& c, Run run) {
   std::vector<std::uint16_t> x(elements), w(c.n);
   std::mt19937 random(static_cast<unsigned>(c.n * 31 + c.rows));
   std::uniform_real_distribution<float> value(-4.0f, 4.0f), weight(-2.0f, 2.0f);
-  for (auto& v : x) v = to_bf16(value(random));
-  for (auto& v : w) v = to_bf16(weight(random));
+  for (auto& v : x) v = float_to_bf16(value(random));
+  for (auto& v : w) v = float_to_bf16(weight(random));
   // A few rows far from unit scale, so the statistics matter.
   for (std::uint64_t r = 0; r < c.rows; r += 7) {
-    for (int i = 0; i < c.n; ++i) x[r * c.n + i] = to_bf16(bf16_value(x[r * c.n + i]) * 1e-3f);
+    for (int i = 0; i < c.n; ++i) x[r * c.n + i] = float_to_bf16(bf16_value(x[r * c.n + i]) * 1e-3f);
   }
   std::uint16_t *d_x = nullptr, *d_w = nullptr, *d_y = nullptr;
   const std::uint64_t y_elements = (c.rows + guard_rows) * c.n;
