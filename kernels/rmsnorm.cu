@@ -94,21 +94,28 @@ __device__ void normalise_row(const bf16* row, const bf16* weight, bf16* out, fl
 
 // The producer's lane: each tile of the walk into the next empty stage, whole (the ragged last
 // tile's byte count comes from the schedule, as the consumers' row count does).
-// With evict_first, x's lines leave L2 first (each is read once).
+// With evict_first, x's lines leave L2 first (each is read once). The tile is copied by
+// `lanes` lanes of the producer warp (1, or 32: one row-slice each, so the copy engine sees
+// many smaller requests at once); lane 0 announces the whole tile's bytes before any copy.
 template <class K>
 __device__ void load_tiles(typename K::Pipeline& pipe, typename K::Shared& shared, const bf16* x,
-                           const typename K::Schedule& schedule, bool evict_first) {
+                           const typename K::Schedule& schedule, bool evict_first,
+                           std::uint32_t lane, std::uint32_t lanes) {
   const std::uint64_t policy = evict_first ? ptx::createpolicy_evict_first() : 0;
   for (const WorkItem tile : schedule.items()) {
-    auto stage = pipe.acquire_producer();
+    auto stage = pipe.acquire_producer();  // every copying lane claims the same slot
     const auto full = stage.mbar();
-    full.arrive_expect_tx(tile.bytes<bf16>());
-    if (evict_first) {
-      ptx::cp_async_bulk_global_to_shared(shared.ring[stage].rows, x + tile.origin.y * K::n,
-                                          tile.bytes<bf16>(), full.address(), policy);
-    } else {
-      ptx::cp_async_bulk_global_to_shared(shared.ring[stage].rows, x + tile.origin.y * K::n,
-                                          tile.bytes<bf16>(), full.address());
+    if (lane == 0) full.arrive_expect_tx(tile.bytes<bf16>());
+    __syncwarp();
+    const std::uint32_t slice = tile.bytes<bf16>() / lanes / 16 * 16;
+    const std::uint32_t begin = lane * slice;
+    const std::uint32_t bytes = lane + 1 == lanes ? tile.bytes<bf16>() - begin : slice;
+    const auto* from = reinterpret_cast<const std::byte*>(x + tile.origin.y * K::n) + begin;
+    auto* to = reinterpret_cast<std::byte*>(shared.ring[stage].rows) + begin;
+    if (bytes > 0 && evict_first) {
+      ptx::cp_async_bulk_global_to_shared(to, from, bytes, full.address(), policy);
+    } else if (bytes > 0) {
+      ptx::cp_async_bulk_global_to_shared(to, from, bytes, full.address());
     }
     stage.release();
   }
@@ -174,7 +181,8 @@ template <class K, RmsNormStore Store>
 __global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* x, const bf16* w,
                                                                     bf16* y,
                                                                     typename K::Schedule schedule,
-                                                                    float eps, bool evict_first) {
+                                                                    float eps, bool evict_first,
+                                                                    std::uint32_t copy_lanes) {
   extern __shared__ __align__(16) std::byte smem[];
   typename K::Shared& shared = K::Plan::place(smem);
   const auto me = K::Roles::this_thread();
@@ -188,7 +196,9 @@ __global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* 
 
   typename K::Pipeline pipe(shared.ring.barriers, "rmsnorm");
   if (me.is_producer()) {
-    if (me.leader()) load_tiles<K>(pipe, shared, x, schedule, evict_first);
+    if (me.lane() < copy_lanes) {
+      load_tiles<K>(pipe, shared, x, schedule, evict_first, me.lane(), copy_lanes);
+    }
   } else {
     if constexpr (Store == RmsNormStore::bulk) {
       normalise_tiles_bulk<K, store_lag>(pipe, shared, y, schedule, eps, me);
@@ -212,7 +222,7 @@ cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t 
       {.threads = K::Roles::threads, .shared_bytes = K::Plan::launch_bytes(),
        .items = schedule.count(),
        .grid = config.persistent ? GridKind::persistent : GridKind::one_per_item, .stream = stream},
-      x, w, y, schedule, eps, config.evict_first);
+      x, w, y, schedule, eps, config.evict_first, config.copy_lanes == 32 ? 32u : 1u);
   if (!launched && why != nullptr) *why = "rmsnorm_bf16: the launch failed (see linpipe::launch)";
   return launched.status;
 }
@@ -272,10 +282,10 @@ cudaError_t rmsnorm_bf16(const void* x, const void* w, void* y, std::uint64_t ro
 
 extern "C" int linpipe_rmsnorm_bf16(const void* x, const void* w, void* y, unsigned long long rows,
                                     int n, float eps, int shape, int store, int persistent,
-                                    int evict_first, void* stream) {
+                                    int evict_first, int copy_lanes, void* stream) {
   const linpipe::kernels::RmsNormConfig config{static_cast<linpipe::kernels::RmsNormShape>(shape),
                                                static_cast<linpipe::kernels::RmsNormStore>(store),
-                                               persistent != 0, evict_first != 0};
+                                               persistent != 0, evict_first != 0, copy_lanes};
   return static_cast<int>(linpipe::kernels::rmsnorm_bf16(x, w, y, rows, n, eps, config,
                                                          static_cast<cudaStream_t>(stream)));
 }

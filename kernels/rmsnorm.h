@@ -18,7 +18,7 @@ inline constexpr int rmsnorm_widths[] = {1024, 2048, 4096, 8192};
 // three CTAs share an SM), or half-size tiles for 2 consumer warps (`narrow`); the result
 // stored from the slot by the bulk engine (`bulk`, through a StoreEpilogue) or from registers
 // with 16-byte stores (`threads`); a persistent grid or one CTA per tile; x's lines marked
-// evict-first in L2 or not.
+// evict-first in L2 or not; each tile loaded by one bulk copy or by 32 lanes' slices of it.
 enum class RmsNormShape : int { wide = 0, narrow = 1, shallow = 2 };
 enum class RmsNormStore : int { bulk = 0, threads = 1 };
 struct RmsNormConfig {
@@ -26,6 +26,7 @@ struct RmsNormConfig {
   RmsNormStore store = RmsNormStore::threads;
   bool persistent = true;
   bool evict_first = false;
+  int copy_lanes = 1;  // producer lanes that share each tile's copy: 1 or 32
 };
 
 // x, y: rows x n bf16 (row-major, contiguous, 16-byte aligned); w: n bf16. n must be one of
@@ -44,10 +45,10 @@ cudaError_t rmsnorm_bf16_plain(const void* x, const void* w, void* y, std::uint6
 
 // C entry points for kernels/bench/rmsnorm_bench.py (ctypes, liblinpipe_rmsnorm.so): return
 // the cudaError_t as an int. `shape` is an RmsNormShape, `store` an RmsNormStore,
-// `persistent` and `evict_first` 0 or 1.
+// `persistent` and `evict_first` 0 or 1, `copy_lanes` 1 or 32.
 extern "C" int linpipe_rmsnorm_bf16(const void* x, const void* w, void* y, unsigned long long rows,
                                     int n, float eps, int shape, int store, int persistent,
-                                    int evict_first, void* stream);
+                                    int evict_first, int copy_lanes, void* stream);
 extern "C" int linpipe_rmsnorm_bf16_plain(const void* x, const void* w, void* y,
                                           unsigned long long rows, int n, float eps,
                                           int vectors_per_thread, void* stream);

@@ -26,7 +26,7 @@ def load(path):
     lib = ctypes.CDLL(path)
     lib.linpipe_rmsnorm_bf16.argtypes = [ctypes.c_void_p] * 3 + [
         ctypes.c_ulonglong, ctypes.c_int, ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-        ctypes.c_int, ctypes.c_void_p]
+        ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
     lib.linpipe_rmsnorm_bf16_plain.argtypes = [ctypes.c_void_p] * 3 + [
         ctypes.c_ulonglong, ctypes.c_int, ctypes.c_float, ctypes.c_int, ctypes.c_void_p]
     return lib
@@ -39,9 +39,10 @@ def candidates(lib, x, w, y, rows, n):
         if status != 0:
             raise RuntimeError(f"cudaError {status}")
 
-    def linpipe(shape, store, persistent, evict_first=0):
+    def linpipe(shape, store, persistent, evict_first=0, copy_lanes=1):
         return lambda: call(lib.linpipe_rmsnorm_bf16(x.data_ptr(), w.data_ptr(), y.data_ptr(), rows, n,
-                                                     EPS, shape, store, persistent, evict_first, stream))
+                                                     EPS, shape, store, persistent, evict_first,
+                                                     copy_lanes, stream))
 
     def plain(vectors):
         return lambda: call(lib.linpipe_rmsnorm_bf16_plain(x.data_ptr(), w.data_ptr(), y.data_ptr(), rows,
@@ -57,6 +58,8 @@ def candidates(lib, x, w, y, rows, n):
         "linpipe shallow threads persistent": ("linpipe", linpipe(2, 1, 1)),
         "linpipe shallow threads persistent evict-first": ("linpipe", linpipe(2, 1, 1, 1)),
         "linpipe shallow threads one-shot": ("linpipe", linpipe(2, 1, 0)),
+        "linpipe wide threads persistent 32-lane copies": ("linpipe", linpipe(0, 1, 1, 0, 32)),
+        "linpipe shallow threads persistent 32-lane copies": ("linpipe", linpipe(2, 1, 1, 0, 32)),
         "plain 1 vector/thread": ("plain", plain(1)),
         "plain 2 vectors/thread": ("plain", plain(2)),
         "plain 4 vectors/thread": ("plain", plain(4)),

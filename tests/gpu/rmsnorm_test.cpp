@@ -101,9 +101,10 @@ TEST_P(RmsNorm, LinpipeEveryConfiguration) {
         SCOPED_TRACE(::testing::Message() << "shape " << static_cast<int>(shape) << " store "
                                           << static_cast<int>(store) << " persistent " << persistent);
         const bool evict_first = persistent && shape == RmsNormShape::shallow;
+        const int copy_lanes = shape == RmsNormShape::narrow ? 1 : 32;
         check(c, [&](auto* x, auto* w, auto* y) {
           return linpipe::kernels::rmsnorm_bf16(x, w, y, c.rows, c.n, eps,
-                                                {shape, store, persistent, evict_first});
+                                                {shape, store, persistent, evict_first, copy_lanes});
         });
       }
     }
