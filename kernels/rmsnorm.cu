@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 import linpipe;
@@ -35,11 +36,20 @@ struct RmsNorm {
   struct Tile {
     alignas(128) bf16 rows[rows_per_tile][N];
   };
-  struct Shared {
+  // A CTA that walks several tiles keeps w in shared memory; a one-stage CTA (one tile, in a
+  // one-shot grid) reads it through L1 instead, so it starts loading at once and stays small.
+  static constexpr bool weight_in_shared = Stages > 1;
+  struct RingAndWeight {
     PipelineStorage<Pipeline, Tile> ring;
     alignas(16) bf16 weight[N];
   };
+  struct RingOnly {
+    PipelineStorage<Pipeline, Tile> ring;
+  };
+  using Shared = std::conditional_t<weight_in_shared, RingAndWeight, RingOnly>;
   using Plan = SharedPlan<Shared>;
+  // Bulk stores keep one tile's stores in flight while the next is computed, ring permitting.
+  static constexpr int store_lag = Stages > 1 ? 1 : 0;
   using Schedule = WorkSchedule<>;
 
   static Schedule schedule(std::uint64_t rows) {
@@ -122,8 +132,6 @@ __device__ void load_tiles(typename K::Pipeline& pipe, typename K::Shared& share
   pipe.drain();  // every stage released before the block's shared memory goes away
 }
 
-constexpr int store_lag = 1;  // bulk stores: one tile's stores in flight while the next is computed
-
 // How many of a tile's rows a consumer warp owns (the last tile may be short).
 template <class K>
 __device__ std::uint32_t rows_of_warp(const WorkItem& tile, std::uint32_t first) {
@@ -134,7 +142,8 @@ __device__ std::uint32_t rows_of_warp(const WorkItem& tile, std::uint32_t first)
 // A consumer warp, bulk stores: its rows of each tile normalised in place, then stored from the
 // slot by the epilogue, which releases the stage once the store has read it.
 template <class K, int Lag>
-__device__ void normalise_tiles_bulk(typename K::Pipeline& pipe, typename K::Shared& shared, bf16* y,
+__device__ void normalise_tiles_bulk(typename K::Pipeline& pipe, typename K::Shared& shared,
+                                     const bf16* weight, bf16* y,
                                      const typename K::Schedule& schedule, float eps,
                                      const typename K::Roles& me) {
   StoreEpilogue<typename K::Stage, Lag, Release> epilogue(Release{me.lane()});
@@ -144,7 +153,7 @@ __device__ void normalise_tiles_bulk(typename K::Pipeline& pipe, typename K::Sha
     auto& rows = shared.ring[stage].rows;
     const std::uint32_t count = rows_of_warp<K>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
-      normalise_row<K::n>(rows[first + r], shared.weight, rows[first + r], eps, me.lane());
+      normalise_row<K::n>(rows[first + r], weight, rows[first + r], eps, me.lane());
     }
     epilogue.store(std::move(stage), [&] {
       if (count > 0) {
@@ -161,7 +170,8 @@ __device__ void normalise_tiles_bulk(typename K::Pipeline& pipe, typename K::Sha
 // soon as every lane's reads have returned, so lane 0 releases it for the warp right away.
 template <class K>
 __device__ void normalise_tiles_threads(typename K::Pipeline& pipe, typename K::Shared& shared,
-                                        bf16* y, const typename K::Schedule& schedule, float eps,
+                                        const bf16* weight, bf16* y,
+                                        const typename K::Schedule& schedule, float eps,
                                         const typename K::Roles& me) {
   const std::uint32_t first = me.consumer() * K::rows_per_warp;
   for (const WorkItem tile : schedule.items()) {
@@ -169,7 +179,7 @@ __device__ void normalise_tiles_threads(typename K::Pipeline& pipe, typename K::
     const auto& rows = shared.ring[stage].rows;
     const std::uint32_t count = rows_of_warp<K>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
-      normalise_row<K::n>(rows[first + r], shared.weight, y + (tile.origin.y + first + r) * K::n,
+      normalise_row<K::n>(rows[first + r], weight, y + (tile.origin.y + first + r) * K::n,
                           eps, me.lane());
     }
     __syncwarp();  // every lane has read the slot before lane 0 frees it
@@ -189,8 +199,12 @@ __global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* 
   if (threadIdx.x == 0) {
     typename K::Pipeline(shared.ring.barriers).init_mbars(Arrivals<typename K::Roles, Release>{});
   }
-  for (std::uint32_t v = threadIdx.x; v < K::n / 8; v += K::Roles::threads) {
-    reinterpret_cast<uint4*>(shared.weight)[v] = reinterpret_cast<const uint4*>(w)[v];
+  const bf16* weight = w;
+  if constexpr (K::weight_in_shared) {
+    for (std::uint32_t v = threadIdx.x; v < K::n / 8; v += K::Roles::threads) {
+      reinterpret_cast<uint4*>(shared.weight)[v] = reinterpret_cast<const uint4*>(w)[v];
+    }
+    weight = shared.weight;
   }
   __syncthreads();
 
@@ -201,9 +215,9 @@ __global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* 
     }
   } else {
     if constexpr (Store == RmsNormStore::bulk) {
-      normalise_tiles_bulk<K, store_lag>(pipe, shared, y, schedule, eps, me);
+      normalise_tiles_bulk<K, K::store_lag>(pipe, shared, weight, y, schedule, eps, me);
     } else {
-      normalise_tiles_threads<K>(pipe, shared, y, schedule, eps, me);
+      normalise_tiles_threads<K>(pipe, shared, weight, y, schedule, eps, me);
     }
   }
 }
@@ -229,7 +243,8 @@ cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t 
 
 // The shapes per width: `wide` (4 consumer warps, 32 KiB tiles, 64 KiB at n = 8192, 3 stages:
 // two CTAs an SM, one at n = 8192), `narrow` (2 consumer warps, half the tile, 4 stages) and
-// `shallow` (as wide with 2 stages: three CTAs an SM, so more warps normalise at once).
+// `shallow` (as wide with 2 stages: three CTAs an SM, so more warps normalise at once) and
+// `single` (one stage and w read through L1: for one-shot grids, five CTAs an SM at n <= 4096).
 template <int N, RmsNormStore Store>
 cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
                           RmsNormConfig config, cudaStream_t stream, const char** why) {
@@ -241,6 +256,8 @@ cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t r
       return launch_rmsnorm<N, 2, rows_per_warp, 4, Store>(x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::shallow:
       return launch_rmsnorm<N, 4, rows_per_warp, 2, Store>(x, w, y, rows, eps, config, stream, why);
+    case RmsNormShape::single:
+      return launch_rmsnorm<N, 4, rows_per_warp, 1, Store>(x, w, y, rows, eps, config, stream, why);
   }
   if (why != nullptr) *why = "rmsnorm_bf16: unknown shape";
   return cudaErrorInvalidValue;

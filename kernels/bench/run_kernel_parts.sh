@@ -11,6 +11,16 @@ exec > >(tee "$out/kernel_parts.log") 2>&1
 status=0
 run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv,noheader
+# ONLY=rmsnorm: the RMSNorm tests and benchmark alone (a tuning run).
+if [ "${ONLY:-}" = rmsnorm ]; then
+  for t in gpu_rmsnorm_test gpu_rmsnorm_test_release; do
+    run "$dir/$t" > "$logs/$t.log" 2>&1
+    echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/$t.log" | tr '\n' ' ')"
+    grep -E "^\[  FAILED|Failure" "$logs/$t.log" | head -10
+  done
+  run python3 "$dir/rmsnorm_bench.py" "$dir/liblinpipe_rmsnorm.so" | tee "$out/rmsnorm_bench.txt"
+  exit $status
+fi
 for t in cuda_import_test gpu_readme_kernel_test gpu_readme_kernel_test_release gpu_kernel_parts_test \
          gpu_kernel_parts_test_release gpu_rmsnorm_test gpu_rmsnorm_test_release gpu_pingpong_test \
          gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test \
