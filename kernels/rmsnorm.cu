@@ -12,7 +12,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 #include <utility>
 
 import linpipe;
@@ -36,17 +35,12 @@ struct RmsNorm {
   struct Tile {
     alignas(128) bf16 rows[rows_per_tile][N];
   };
-  // A CTA that walks several tiles keeps w in shared memory; a one-stage CTA (one tile, in a
-  // one-shot grid) reads it through L1 instead, so it starts loading at once and stays small.
-  static constexpr bool weight_in_shared = Stages > 1;
-  struct RingAndWeight {
+  // The ring and w: every row reads all of w, so it is copied once per CTA (reading it through
+  // L1 for each row instead measured 2-11% slower, docs/benchmarks.md).
+  struct Shared {
     PipelineStorage<Pipeline, Tile> ring;
     alignas(16) bf16 weight[N];
   };
-  struct RingOnly {
-    PipelineStorage<Pipeline, Tile> ring;
-  };
-  using Shared = std::conditional_t<weight_in_shared, RingAndWeight, RingOnly>;
   using Plan = SharedPlan<Shared>;
   // Bulk stores keep one tile's stores in flight while the next is computed, ring permitting.
   static constexpr int store_lag = Stages > 1 ? 1 : 0;
@@ -199,13 +193,10 @@ __global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* 
   if (threadIdx.x == 0) {
     typename K::Pipeline(shared.ring.barriers).init_mbars(Arrivals<typename K::Roles, Release>{});
   }
-  const bf16* weight = w;
-  if constexpr (K::weight_in_shared) {
-    for (std::uint32_t v = threadIdx.x; v < K::n / 8; v += K::Roles::threads) {
-      reinterpret_cast<uint4*>(shared.weight)[v] = reinterpret_cast<const uint4*>(w)[v];
-    }
-    weight = shared.weight;
+  for (std::uint32_t v = threadIdx.x; v < K::n / 8; v += K::Roles::threads) {
+    reinterpret_cast<uint4*>(shared.weight)[v] = reinterpret_cast<const uint4*>(w)[v];
   }
+  const bf16* weight = shared.weight;
   __syncthreads();
 
   typename K::Pipeline pipe(shared.ring.barriers, "rmsnorm");
@@ -244,7 +235,7 @@ cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t 
 // The shapes per width: `wide` (4 consumer warps, 32 KiB tiles, 64 KiB at n = 8192, 3 stages:
 // two CTAs an SM, one at n = 8192), `narrow` (2 consumer warps, half the tile, 4 stages) and
 // `shallow` (as wide with 2 stages: three CTAs an SM, so more warps normalise at once) and
-// `single` (one stage and w read through L1: for one-shot grids, five CTAs an SM at n <= 4096).
+// `single` (one stage of 32 KiB at every width, for one-shot grids: four or five CTAs an SM).
 template <int N, RmsNormStore Store>
 cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
                           RmsNormConfig config, cudaStream_t stream, const char** why) {
@@ -256,8 +247,9 @@ cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t r
       return launch_rmsnorm<N, 2, rows_per_warp, 4, Store>(x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::shallow:
       return launch_rmsnorm<N, 4, rows_per_warp, 2, Store>(x, w, y, rows, eps, config, stream, why);
-    case RmsNormShape::single:
-      return launch_rmsnorm<N, 4, rows_per_warp, 1, Store>(x, w, y, rows, eps, config, stream, why);
+    case RmsNormShape::single:  // 32 KiB tiles at every width: 2 consumer warps at n = 8192
+      return launch_rmsnorm<N, N == 8192 ? 2 : 4, rows_per_warp, 1, Store>(x, w, y, rows, eps,
+                                                                          config, stream, why);
   }
   if (why != nullptr) *why = "rmsnorm_bf16: unknown shape";
   return cudaErrorInvalidValue;
