@@ -36,7 +36,7 @@ struct RmsNorm {
     alignas(128) bf16 rows[rows_per_tile][N];
   };
   // The ring and w: every row reads all of w, so it is copied once per CTA (reading it through
-  // L1 for each row instead measured 2-11% slower, docs/benchmarks.md).
+  // L1 for each row instead measured 1-23% slower at n = 1024-4096, docs/benchmarks.md).
   struct Shared {
     PipelineStorage<Pipeline, Tile> ring;
     alignas(16) bf16 weight[N];
