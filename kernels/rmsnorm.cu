@@ -292,9 +292,11 @@ cudaError_t rmsnorm_bf16(const void* x, const void* w, void* y, std::uint64_t ro
 extern "C" int linpipe_rmsnorm_bf16(const void* x, const void* w, void* y, unsigned long long rows,
                                     int n, float eps, int shape, int store, int persistent,
                                     int evict_first, int copy_lanes, void* stream) {
-  const linpipe::kernels::RmsNormConfig config{static_cast<linpipe::kernels::RmsNormShape>(shape),
-                                               static_cast<linpipe::kernels::RmsNormStore>(store),
-                                               persistent != 0, evict_first != 0, copy_lanes};
+  const linpipe::kernels::RmsNormConfig config =
+      shape < 0 ? linpipe::kernels::rmsnorm_config_for(n)
+                : linpipe::kernels::RmsNormConfig{static_cast<linpipe::kernels::RmsNormShape>(shape),
+                                                  static_cast<linpipe::kernels::RmsNormStore>(store),
+                                                  persistent != 0, evict_first != 0, copy_lanes};
   return static_cast<int>(linpipe::kernels::rmsnorm_bf16(x, w, y, rows, n, eps, config,
                                                          static_cast<cudaStream_t>(stream)));
 }

@@ -30,12 +30,26 @@ struct RmsNormConfig {
   int copy_lanes = 1;  // producer lanes that share each tile's copy: 1 or 32
 };
 
+// The configuration rmsnorm_bf16 uses when none is given, from the H200 measurements in
+// docs/benchmarks.md (2026-12-05): up to n = 4096, short-lived CTAs (a one-shot grid) of the
+// 2-stage shape storing from registers; at n = 8192, whose 64 KiB tiles leave one CTA an SM, a
+// persistent grid of the 3-stage shape with 32 lanes sharing each copy.
+inline RmsNormConfig rmsnorm_config_for(int n) {
+  if (n <= 4096) return {RmsNormShape::shallow, RmsNormStore::threads, false, false, 1};
+  return {RmsNormShape::wide, RmsNormStore::threads, true, false, 32};
+}
+
 // x, y: rows x n bf16 (row-major, contiguous, 16-byte aligned); w: n bf16. n must be one of
 // rmsnorm_widths; any row count (0 does nothing). Returns cudaErrorInvalidValue (with the
 // reason in *why when given) for a shape it cannot run.
 cudaError_t rmsnorm_bf16(const void* x, const void* w, void* y, std::uint64_t rows, int n,
-                         float eps, RmsNormConfig config = {}, cudaStream_t stream = nullptr,
+                         float eps, RmsNormConfig config, cudaStream_t stream = nullptr,
                          const char** why = nullptr);
+// The same with rmsnorm_config_for(n).
+inline cudaError_t rmsnorm_bf16(const void* x, const void* w, void* y, std::uint64_t rows, int n,
+                                float eps, cudaStream_t stream = nullptr) {
+  return rmsnorm_bf16(x, w, y, rows, n, eps, rmsnorm_config_for(n), stream);
+}
 
 // The anchor: one CTA per row, each thread holding vectors_per_thread 16-byte vectors of it
 // (1, 2 or 4; n / (8 x vectors_per_thread) threads per CTA).
@@ -46,7 +60,8 @@ cudaError_t rmsnorm_bf16_plain(const void* x, const void* w, void* y, std::uint6
 
 // C entry points for kernels/bench/rmsnorm_bench.py (ctypes, liblinpipe_rmsnorm.so): return
 // the cudaError_t as an int. `shape` is an RmsNormShape, `store` an RmsNormStore,
-// `persistent` and `evict_first` 0 or 1, `copy_lanes` 1 or 32.
+// `persistent` and `evict_first` 0 or 1, `copy_lanes` 1 or 32; shape -1: rmsnorm_config_for(n)
+// (the other configuration arguments are then ignored).
 extern "C" int linpipe_rmsnorm_bf16(const void* x, const void* w, void* y, unsigned long long rows,
                                     int n, float eps, int shape, int store, int persistent,
                                     int evict_first, int copy_lanes, void* stream);

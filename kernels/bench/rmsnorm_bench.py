@@ -49,6 +49,7 @@ def candidates(lib, x, w, y, rows, n):
                                                            n, EPS, vectors, stream))
 
     return {
+        "linpipe default (rmsnorm_config_for)": ("linpipe", linpipe(-1, 0, 0)),
         "linpipe wide bulk persistent": ("linpipe", linpipe(0, 0, 1)),
         "linpipe shallow bulk persistent": ("linpipe", linpipe(2, 0, 1)),
         "linpipe wide threads persistent": ("linpipe", linpipe(0, 1, 1)),

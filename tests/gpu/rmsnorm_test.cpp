@@ -111,6 +111,14 @@ TEST_P(RmsNorm, LinpipeEveryConfiguration) {
     }
   }
 }
+// The default (rmsnorm_config_for(n)): what a caller without a configuration gets.
+TEST_P(RmsNorm, LinpipeDefault) {
+  LINPIPE_REQUIRE_GPU();
+  const Case c = GetParam();
+  check(c, [&](auto* x, auto* w, auto* y) {
+    return linpipe::kernels::rmsnorm_bf16(x, w, y, c.rows, c.n, eps);
+  });
+}
 TEST_P(RmsNorm, PlainAnchor) {
   LINPIPE_REQUIRE_GPU();
   const Case c = GetParam();
@@ -138,10 +146,11 @@ INSTANTIATE_TEST_SUITE_P(Widths, RmsNorm,
 TEST(RmsNormArguments, RefusedWithASentenceBeforeAnyCudaCall) {
   const char* why = nullptr;
   alignas(16) static std::uint16_t buffer[64];
-  EXPECT_EQ(linpipe::kernels::rmsnorm_bf16(buffer, buffer, buffer, 4, 1000, eps, {}, nullptr, &why),
+  const RmsNormConfig config{};
+  EXPECT_EQ(linpipe::kernels::rmsnorm_bf16(buffer, buffer, buffer, 4, 1000, eps, config, nullptr, &why),
             cudaErrorInvalidValue);
   EXPECT_STREQ(why, "rmsnorm_bf16: n must be 1024, 2048, 4096 or 8192");
-  EXPECT_EQ(linpipe::kernels::rmsnorm_bf16(buffer + 1, buffer, buffer, 4, 1024, eps, {}, nullptr, &why),
+  EXPECT_EQ(linpipe::kernels::rmsnorm_bf16(buffer + 1, buffer, buffer, 4, 1024, eps, config, nullptr, &why),
             cudaErrorInvalidValue);
   EXPECT_STREQ(why, "rmsnorm_bf16: x, w and y must be 16-byte aligned (bulk copies)");
   EXPECT_EQ(linpipe::kernels::rmsnorm_bf16(buffer, buffer, buffer, 0, 1024, eps), cudaSuccess)
