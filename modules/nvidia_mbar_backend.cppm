@@ -139,7 +139,9 @@ class NvidiaMbarBackend {
 
   // Counts one arrival on `stage`'s empty barrier for a consumer claim of lap `lap`; false if
   // it is more than the phases up to that lap expect (lap L's phase needs (L + 1) x count
-  // arrivals in all, and none of lap L + 1 can come before it completes).
+  // arrivals in all, and none of lap L + 1 can come before it completes). Only this CTA's own
+  // arrivals are counted: one sent to a peer CTA (arrive_cluster) lands in the peer's barrier
+  // uncounted, so an extra remote arrival is not reported.
   LINPIPE_DEVICE bool count_empty_arrival(std::uint32_t stage, std::uint32_t lap)
     requires(debug_checks)
   {

@@ -19,7 +19,6 @@ import :clock;
 import :backend;
 import :barrier_roles;
 import :diagnostics;
-import :release_policies;
 import :stage;
 import :scope;
 import :trace;
