@@ -4,8 +4,9 @@
 //
 // A CTA is one producer warp and Warps consumer warps. A tile is Warps x RowsPerWarp rows; the
 // producer bulk-copies each tile (the last one ragged) into a ring stage; each consumer warp
-// normalises its RowsPerWarp rows of the stage in place and stores them back with the bulk
-// engine, and the stage is released once its stores have read it.
+// normalises its RowsPerWarp rows of the stage, either in place, stored back by the bulk engine
+// through a StoreEpilogue (released once the store has read the slot), or from the slot
+// straight to global memory with 16-byte stores (released once the warp has read it).
 #include "rmsnorm.h"
 
 #include <cuda_runtime.h>
