@@ -36,15 +36,16 @@ struct RmsNorm {
   struct Tile {
     alignas(128) bf16 rows[rows_per_tile][N];
   };
-  // The ring and w: every row reads all of w, so it is copied once per CTA (reading it through
-  // L1 for each row instead measured 1-23% slower at n = 1024-4096, docs/benchmarks.md).
+  // The ring and w: every row reads all of w, so it is copied once per CTA (a one-stage shape
+  // reading it through L1 for each row measured 1-23% slower at n = 1024-4096, and was
+  // dropped: docs/benchmarks.md).
   struct Shared {
     PipelineStorage<Pipeline, Tile> ring;
     alignas(16) bf16 weight[N];
   };
   using Plan = SharedPlan<Shared>;
-  // Bulk stores keep one tile's stores in flight while the next is computed, ring permitting.
-  static constexpr int store_lag = Stages > 1 ? 1 : 0;
+  // Bulk stores keep one tile's stores in flight while the next is computed.
+  static constexpr int store_lag = 1;
   using Schedule = WorkSchedule<>;
 
   static Schedule schedule(std::uint64_t rows) {
@@ -235,8 +236,7 @@ cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t 
 
 // The shapes per width: `wide` (4 consumer warps, 32 KiB tiles, 64 KiB at n = 8192, 3 stages:
 // two CTAs an SM, one at n = 8192), `narrow` (2 consumer warps, half the tile, 4 stages) and
-// `shallow` (as wide with 2 stages: three CTAs an SM, so more warps normalise at once) and
-// `single` (one stage of 32 KiB at every width, for one-shot grids: four or five CTAs an SM).
+// `shallow` (as wide with 2 stages: three CTAs an SM, so more warps normalise at once).
 template <int N, RmsNormStore Store>
 cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
                           RmsNormConfig config, cudaStream_t stream, const char** why) {
@@ -248,9 +248,6 @@ cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t r
       return launch_rmsnorm<N, 2, rows_per_warp, 4, Store>(x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::shallow:
       return launch_rmsnorm<N, 4, rows_per_warp, 2, Store>(x, w, y, rows, eps, config, stream, why);
-    case RmsNormShape::single:  // 32 KiB tiles at every width: 2 consumer warps at n = 8192
-      return launch_rmsnorm<N, N == 8192 ? 2 : 4, rows_per_warp, 1, Store>(x, w, y, rows, eps,
-                                                                          config, stream, why);
   }
   if (why != nullptr) *why = "rmsnorm_bf16: unknown shape";
   return cudaErrorInvalidValue;

@@ -14,13 +14,12 @@ namespace linpipe::kernels {
 inline constexpr int rmsnorm_widths[] = {1024, 2048, 4096, 8192};
 
 // linpipe's kernel, in one of its shapes (see rmsnorm.cu): rows of 32 KiB tiles (64 KiB at
-// n = 8192) for 4 consumer warps in a 3-stage ring (`wide`), a 2-stage one (`shallow`, so
-// three CTAs share an SM) or a single 32 KiB stage (`single`, for one-shot grids: four or five
-// CTAs an SM), or half-size tiles for 2 consumer warps (`narrow`); the result
+// n = 8192) for 4 consumer warps in a 3-stage ring (`wide`) or a 2-stage one (`shallow`, so
+// three CTAs share an SM), or half-size tiles for 2 consumer warps (`narrow`); the result
 // stored from the slot by the bulk engine (`bulk`, through a StoreEpilogue) or from registers
 // with 16-byte stores (`threads`); a persistent grid or one CTA per tile; x's lines marked
 // evict-first in L2 or not; each tile loaded by one bulk copy or by 32 lanes' slices of it.
-enum class RmsNormShape : int { wide = 0, narrow = 1, shallow = 2, single = 3 };
+enum class RmsNormShape : int { wide = 0, narrow = 1, shallow = 2 };
 enum class RmsNormStore : int { bulk = 0, threads = 1 };
 struct RmsNormConfig {
   RmsNormShape shape = RmsNormShape::wide;

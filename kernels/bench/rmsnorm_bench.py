@@ -59,8 +59,6 @@ def candidates(lib, x, w, y, rows, n):
         "linpipe shallow threads persistent": ("linpipe", linpipe(2, 1, 1)),
         "linpipe shallow threads persistent evict-first": ("linpipe", linpipe(2, 1, 1, 1)),
         "linpipe shallow threads one-shot": ("linpipe", linpipe(2, 1, 0)),
-        "linpipe single threads one-shot": ("linpipe", linpipe(3, 1, 0)),
-        "linpipe single bulk one-shot": ("linpipe", linpipe(3, 0, 0)),
         "linpipe wide threads persistent 32-lane copies": ("linpipe", linpipe(0, 1, 1, 0, 32)),
         "linpipe shallow threads persistent 32-lane copies": ("linpipe", linpipe(2, 1, 1, 0, 32)),
         "plain 1 vector/thread": ("plain", plain(1)),
