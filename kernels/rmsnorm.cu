@@ -221,7 +221,7 @@ cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t 
   using K = RmsNorm<N, Warps, RowsPerWarp, Stages>;
   const typename K::Schedule schedule = K::schedule(rows);
   if (!K::Schedule::fits(schedule.space())) {
-    if (why != nullptr) *why = "rmsnorm_bf16: more than 2^32 - 1 tiles of rows";
+    if (why != nullptr) *why = "rmsnorm_bf16: more than 2^31 - 1 tiles of rows";
     return cudaErrorInvalidValue;
   }
   const LaunchResult launched = launch(

@@ -146,7 +146,7 @@ class WorkSchedule {
   class Iterator;
   class Items;
 
-  // A space of more than 2^32 - 1 tiles is cut short to none (count() == 0): check
+  // A space of more than 2^31 - 1 tiles is cut short to none (count() == 0): check
   // fits(space) on the host first, or use bigger tiles.
   LINPIPE_HOST_DEVICE constexpr explicit WorkSchedule(TileSpace space)
       : space_(space),
@@ -155,9 +155,10 @@ class WorkSchedule {
                                         static_cast<std::uint32_t>(space.tiles_z())}
                            : TileCounts{0, 0, 0}) {}
 
-  // Whether the space's tiles can be numbered with 32 bits.
+  // Whether the space's tiles can be walked with 32-bit positions: at most 2^31 - 1 tiles, so
+  // a walk's last position (under count + CTAs, and a grid holds under 2^31 CTAs) cannot wrap.
   LINPIPE_HOST_DEVICE static constexpr bool fits(const TileSpace& space) {
-    return space.count() <= 0xffffffffull;
+    return space.count() <= 0x7fffffffull;
   }
 
   LINPIPE_HOST_DEVICE constexpr const TileSpace& space() const { return space_; }

@@ -167,6 +167,9 @@ TEST(WorkSchedule, SpacesTooLargeToNumberAreRefused) {
   EXPECT_EQ(linpipe::WorkSchedule<>(huge).count(), 0u);
   EXPECT_EQ(linpipe::WorkSchedule<>(huge).items(0, 1).size(), 0u);
   EXPECT_TRUE(linpipe::WorkSchedule<>::fits(TileSpace{{1ull << 40, 1, 1}, {1u << 20, 1, 1}}));
+  // 2^31 tiles: a walk's positions could pass 2^32 and wrap, so it is refused too.
+  EXPECT_FALSE(linpipe::WorkSchedule<>::fits(TileSpace{{1ull << 31, 1, 1}, {1, 1, 1}}));
+  EXPECT_TRUE(linpipe::WorkSchedule<>::fits(TileSpace{{(1ull << 31) - 1, 1, 1}, {1, 1, 1}}));
 }
 
 }  // namespace
