@@ -6,7 +6,9 @@
 // producer bulk-copies each tile (the last one ragged) into a ring stage; each consumer warp
 // normalises its RowsPerWarp rows of the stage, either in place, stored back by the bulk engine
 // through a StoreEpilogue (released once the store has read the slot), or from the slot
-// straight to global memory with 16-byte stores (released once the warp has read it).
+// straight to global memory with 16-byte stores (released once the warp has read it). The
+// held shapes (HeldRmsNorm) share each row among the warps of a consumer instead, read it from
+// the slot once into registers and release the slot before scaling and storing it.
 #include "rmsnorm.h"
 
 #include <cuda_runtime.h>
@@ -21,7 +23,6 @@ namespace linpipe::kernels {
 namespace {
 
 using bf16 = std::uint16_t;  // the bits of a bfloat16
-using Release = ReleaseToCluster<1>;  // lane 0 arrives for its warp
 
 template <int N, int Warps, int RowsPerWarp, int Stages>
 struct RmsNorm {
@@ -32,6 +33,7 @@ struct RmsNorm {
 
   using Roles = WarpRoles<1, Warps>;
   using Pipeline = ProducerConsumerPipeline<Stages>;
+  using Release = ReleaseToCluster<1>;  // lane 0 arrives for its warp
   using Stage = typename Pipeline::ConsumerStageType;
   struct Tile {
     alignas(128) bf16 rows[rows_per_tile][N];
@@ -44,9 +46,52 @@ struct RmsNorm {
     alignas(16) bf16 weight[N];
   };
   using Plan = SharedPlan<Shared>;
+  static constexpr int ctas_per_sm = 1;  // no register cap: these use 40-64 registers
   // Bulk stores keep one tile's stores in flight while the next is computed.
   static constexpr int store_lag = 1;
   using Schedule = WorkSchedule<>;
+
+  static Schedule schedule(std::uint64_t rows) {
+    return Schedule(TileSpace{{N, rows, 1}, {N, rows_per_tile, 1}});
+  }
+};
+
+// The held shapes: each row is read from its slot once, into the registers of the consumer
+// that owns it (Warps warps, per_thread 16-byte vectors a thread), its mean square reduced
+// across those warps through shared memory, and the slot released before the row is scaled
+// and stored from registers. w stays in registers for the whole kernel (every row uses the
+// same vectors of it). A tile is 32 KiB: rows_per_consumer rows for each consumer, all of a
+// consumer's rows loaded before its one sync, so 8 vectors a thread are in flight.
+template <int N, int Stages>
+struct HeldRmsNorm {
+  static_assert(N % 1024 == 0, "a row is whole 16-byte vectors for every thread of a consumer");
+  static constexpr int n = N;
+  static constexpr int warps_per_consumer = N >= 4096 ? 4 : N / 1024;
+  static constexpr int per_thread = N / 8 / (32 * warps_per_consumer);
+  static constexpr int rows_per_consumer = per_thread >= 8 ? 1 : 8 / per_thread;
+  static constexpr int consumers = 16384 / (rows_per_consumer * N);
+  static constexpr int rows_per_tile = consumers * rows_per_consumer;
+  static_assert(consumers >= 1 && per_thread * 8 * 32 * warps_per_consumer == N,
+                "a 32 KiB tile holds whole rows for whole consumers");
+
+  using Roles = WarpRoles<1, consumers, warps_per_consumer>;
+  using Pipeline = ProducerConsumerPipeline<Stages>;
+  using Release = ReleaseByConsumer;
+  struct Tile {
+    alignas(128) bf16 rows[rows_per_tile][N];
+  };
+  struct Shared {
+    PipelineStorage<Pipeline, Tile> ring;
+    // Each warp's partial sums of squares, for tiles of alternate parity: a consumer's one
+    // sync per tile orders a warp's write for tile t + 2 after every read for tile t.
+    float partial[2][consumers][rows_per_consumer][warps_per_consumer];
+  };
+  using Plan = SharedPlan<Shared>;
+  using Schedule = WorkSchedule<>;
+  // The CTAs an SM holds by shared memory (2 stages: three; 3: two), kept by the register cap
+  // in __launch_bounds__: left alone, the compiler keeps each vector unpacked to fp32 between
+  // the two uses (168 registers, one CTA an SM).
+  static constexpr int ctas_per_sm = Plan::launch_bytes() * 3 <= 227 * 1024 ? 3 : 2;
 
   static Schedule schedule(std::uint64_t rows) {
     return Schedule(TileSpace{{N, rows, 1}, {N, rows_per_tile, 1}});
@@ -128,11 +173,11 @@ __device__ void load_tiles(typename K::Pipeline& pipe, typename K::Shared& share
   pipe.drain();  // every stage released before the block's shared memory goes away
 }
 
-// How many of a tile's rows a consumer warp owns (the last tile may be short).
-template <class K>
-__device__ std::uint32_t rows_of_warp(const WorkItem& tile, std::uint32_t first) {
+// How many of a tile's rows, from row `first`, a consumer owns (the last tile may be short).
+template <std::uint32_t Rows>
+__device__ std::uint32_t rows_owned(const WorkItem& tile, std::uint32_t first) {
   const std::uint32_t mine = tile.extent.y > first ? tile.extent.y - first : 0;
-  return mine < K::rows_per_warp ? mine : K::rows_per_warp;
+  return mine < Rows ? mine : Rows;
 }
 
 // A consumer warp, bulk stores: its rows of each tile normalised in place, then stored from the
@@ -142,12 +187,13 @@ __device__ void normalise_tiles_bulk(typename K::Pipeline& pipe, typename K::Sha
                                      const bf16* weight, bf16* y,
                                      const typename K::Schedule& schedule, float eps,
                                      const typename K::Roles& me) {
+  using Release = typename K::Release;
   StoreEpilogue<typename K::Stage, Lag, Release> epilogue(Release{me.lane()});
   const std::uint32_t first = me.consumer() * K::rows_per_warp;
   for (const WorkItem tile : schedule.items()) {
     auto stage = pipe.acquire_consumer();
     auto& rows = shared.ring[stage].rows;
-    const std::uint32_t count = rows_of_warp<K>(tile, first);
+    const std::uint32_t count = rows_owned<K::rows_per_warp>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
       normalise_row<K::n>(rows[first + r], weight, rows[first + r], eps, me.lane());
     }
@@ -173,18 +219,106 @@ __device__ void normalise_tiles_threads(typename K::Pipeline& pipe, typename K::
   for (const WorkItem tile : schedule.items()) {
     auto stage = pipe.acquire_consumer();
     const auto& rows = shared.ring[stage].rows;
-    const std::uint32_t count = rows_of_warp<K>(tile, first);
+    const std::uint32_t count = rows_owned<K::rows_per_warp>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
       normalise_row<K::n>(rows[first + r], weight, y + (tile.origin.y + first + r) * K::n,
                           eps, me.lane());
     }
     __syncwarp();  // every lane has read the slot before lane 0 frees it
-    Release{me.lane()}(std::move(stage));
+    typename K::Release{me.lane()}(std::move(stage));
   }
 }
 
+// Hides a vector's bits from the compiler, so that the scaling pass unpacks it again: without
+// it, the fp32 values unpacked for the sum of squares are reused, and a held row takes twice
+// the registers (168 a thread, one CTA an SM).
+__device__ void keep_packed(uint4& v) {
+  asm("" : "+r"(v.x), "+r"(v.y), "+r"(v.z), "+r"(v.w));
+}
+
+// A consumer of a held shape: its rows of each tile loaded from the slot into registers and
+// their squares summed, the consumer synced (partial sums written, the slot read by all), the
+// stage released by its first thread, then each row scaled and stored with 16-byte stores.
+template <class K>
+__device__ void normalise_tiles_held(typename K::Pipeline& pipe, typename K::Shared& shared,
+                                     const bf16* w, bf16* y, const typename K::Schedule& schedule,
+                                     float eps, const typename K::Roles& me) {
+  constexpr int per_thread = K::per_thread;
+  constexpr int rows = K::rows_per_consumer;
+  constexpr int warps = K::warps_per_consumer;
+  constexpr std::uint32_t stride = K::Roles::threads_per_consumer;  // vectors between a thread's
+  const std::uint32_t thread = me.thread_in_consumer();
+  // w's vectors for this thread: held in registers where they are few and the register cap
+  // leaves room (two CTAs an SM), else read each time (from L1: the same w for every row).
+  constexpr bool weight_held = per_thread <= 4 && K::ctas_per_sm <= 2;
+  const auto* weights = reinterpret_cast<const uint4*>(w) + thread;
+  uint4 weight[weight_held ? per_thread : 1];
+  if constexpr (weight_held) {
+#pragma unroll
+    for (int k = 0; k < per_thread; ++k) weight[k] = weights[k * stride];
+  }
+  const typename K::Release release{thread == 0};
+  const std::uint32_t first = me.consumer() * rows;
+  std::uint32_t parity = 0;
+  for (const WorkItem tile : schedule.items()) {
+    auto stage = pipe.acquire_consumer();
+    const std::uint32_t count = rows_owned<rows>(tile, first);
+    uint4 held[rows][per_thread];
+    float squares[rows];
+#pragma unroll
+    for (int r = 0; r < rows; ++r) {
+      squares[r] = 0.0f;
+      if (static_cast<std::uint32_t>(r) < count) {
+        const auto* vectors = reinterpret_cast<const uint4*>(shared.ring[stage].rows[first + r]);
+#pragma unroll
+        for (int k = 0; k < per_thread; ++k) held[r][k] = vectors[thread + k * stride];
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < rows; ++r) {
+      if (static_cast<std::uint32_t>(r) < count) {
+#pragma unroll
+        for (int k = 0; k < per_thread; ++k) squares[r] = sum_of_squares(held[r][k], squares[r]);
+      }
+      squares[r] = warp_sum(squares[r]);
+      if (warps > 1 && me.lane() == 0) {
+        shared.partial[parity][me.consumer()][r][me.warp_in_consumer()] = squares[r];
+      }
+    }
+    me.sync_consumer();  // every thread's reads of the slot and partial sums are done
+    release(std::move(stage));
+#pragma unroll
+    for (int r = 0; r < rows; ++r) {
+      if (static_cast<std::uint32_t>(r) >= count) continue;
+      float total = squares[r];
+      if constexpr (warps > 1) {
+        total = 0.0f;
+#pragma unroll
+        for (int v = 0; v < warps; ++v) total += shared.partial[parity][me.consumer()][r][v];
+      }
+      const float scale = rsqrtf(total * (1.0f / K::n) + eps);
+      auto* out = reinterpret_cast<uint4*>(y + (tile.origin.y + first + r) * K::n);
+#pragma unroll
+      for (int k = 0; k < per_thread; ++k) {
+        uint4 x = held[r][k];
+        keep_packed(x);
+        uint4 v = weight_held ? weight[weight_held ? k : 0] : __ldg(weights + k * stride);
+        keep_packed(v);
+        out[thread + k * stride] =
+            make_uint4(scaled_pair(x.x, v.x, scale), scaled_pair(x.y, v.y, scale),
+                       scaled_pair(x.z, v.z, scale), scaled_pair(x.w, v.w, scale));
+      }
+    }
+    parity ^= 1u;
+  }
+}
+
+// Whether K is a held shape (rows in registers, w never copied to shared memory).
+template <class K>
+concept HeldShape = requires { K::per_thread; };
+
 template <class K, RmsNormStore Store>
-__global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* x, const bf16* w,
+__global__ void __launch_bounds__(K::Roles::threads, K::ctas_per_sm) rmsnorm_kernel(const bf16* x, const bf16* w,
                                                                     bf16* y,
                                                                     typename K::Schedule schedule,
                                                                     float eps, bool evict_first,
@@ -193,12 +327,14 @@ __global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* 
   typename K::Shared& shared = K::Plan::place(smem);
   const auto me = K::Roles::this_thread();
   if (threadIdx.x == 0) {
-    typename K::Pipeline(shared.ring.barriers).init_mbars(Arrivals<typename K::Roles, Release>{});
+    typename K::Pipeline(shared.ring.barriers)
+        .init_mbars(Arrivals<typename K::Roles, typename K::Release>{});
   }
-  for (std::uint32_t v = threadIdx.x; v < K::n / 8; v += K::Roles::threads) {
-    reinterpret_cast<uint4*>(shared.weight)[v] = reinterpret_cast<const uint4*>(w)[v];
+  if constexpr (!HeldShape<K>) {
+    for (std::uint32_t v = threadIdx.x; v < K::n / 8; v += K::Roles::threads) {
+      reinterpret_cast<uint4*>(shared.weight)[v] = reinterpret_cast<const uint4*>(w)[v];
+    }
   }
-  const bf16* weight = shared.weight;
   __syncthreads();
 
   typename K::Pipeline pipe(shared.ring.barriers, "rmsnorm");
@@ -206,7 +342,10 @@ __global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* 
     if (me.lane() < copy_lanes) {
       load_tiles<K>(pipe, shared, x, schedule, evict_first, me.lane(), copy_lanes);
     }
+  } else if constexpr (HeldShape<K>) {
+    normalise_tiles_held<K>(pipe, shared, w, y, schedule, eps, me);
   } else {
+    const bf16* weight = shared.weight;
     if constexpr (Store == RmsNormStore::bulk) {
       normalise_tiles_bulk<K, K::store_lag>(pipe, shared, weight, y, schedule, eps, me);
     } else {
@@ -215,10 +354,9 @@ __global__ void __launch_bounds__(K::Roles::threads) rmsnorm_kernel(const bf16* 
   }
 }
 
-template <int N, int Warps, int RowsPerWarp, int Stages, RmsNormStore Store>
+template <class K, RmsNormStore Store>
 cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
                            const RmsNormConfig& config, cudaStream_t stream, const char** why) {
-  using K = RmsNorm<N, Warps, RowsPerWarp, Stages>;
   const typename K::Schedule schedule = K::schedule(rows);
   if (!K::Schedule::fits(schedule.space())) {
     if (why != nullptr) *why = "rmsnorm_bf16: more than 2^31 - 1 tiles of rows";
@@ -235,19 +373,33 @@ cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t 
 }
 
 // The shapes per width: `wide` (4 consumer warps, 32 KiB tiles, 64 KiB at n = 8192, 3 stages:
-// two CTAs an SM, one at n = 8192), `narrow` (2 consumer warps, half the tile, 4 stages) and
-// `shallow` (as wide with 2 stages: three CTAs an SM, so more warps normalise at once).
+// two CTAs an SM, one at n = 8192), `narrow` (2 consumer warps, half the tile, 4 stages),
+// `shallow` (as wide with 2 stages: three CTAs an SM, so more warps normalise at once), and the
+// held shapes (HeldRmsNorm: 32 KiB tiles, 2 stages for three CTAs an SM, or 3 for two).
 template <int N, RmsNormStore Store>
 cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
                           RmsNormConfig config, cudaStream_t stream, const char** why) {
   constexpr int rows_per_warp = N >= 4096 ? 1 : 4096 / N;
   switch (config.shape) {
     case RmsNormShape::wide:
-      return launch_rmsnorm<N, 4, rows_per_warp, 3, Store>(x, w, y, rows, eps, config, stream, why);
+      return launch_rmsnorm<RmsNorm<N, 4, rows_per_warp, 3>, Store>(x, w, y, rows, eps, config,
+                                                                    stream, why);
     case RmsNormShape::narrow:
-      return launch_rmsnorm<N, 2, rows_per_warp, 4, Store>(x, w, y, rows, eps, config, stream, why);
+      return launch_rmsnorm<RmsNorm<N, 2, rows_per_warp, 4>, Store>(x, w, y, rows, eps, config,
+                                                                    stream, why);
     case RmsNormShape::shallow:
-      return launch_rmsnorm<N, 4, rows_per_warp, 2, Store>(x, w, y, rows, eps, config, stream, why);
+      return launch_rmsnorm<RmsNorm<N, 4, rows_per_warp, 2>, Store>(x, w, y, rows, eps, config,
+                                                                    stream, why);
+    case RmsNormShape::held:
+    case RmsNormShape::held_deep:
+      if constexpr (Store == RmsNormStore::threads) {
+        if (config.shape == RmsNormShape::held) {
+          return launch_rmsnorm<HeldRmsNorm<N, 2>, Store>(x, w, y, rows, eps, config, stream, why);
+        }
+        return launch_rmsnorm<HeldRmsNorm<N, 3>, Store>(x, w, y, rows, eps, config, stream, why);
+      }
+      if (why != nullptr) *why = "rmsnorm_bf16: the held shapes store from registers (store = threads)";
+      return cudaErrorInvalidValue;
   }
   if (why != nullptr) *why = "rmsnorm_bf16: unknown shape";
   return cudaErrorInvalidValue;

@@ -19,7 +19,10 @@ inline constexpr int rmsnorm_widths[] = {1024, 2048, 4096, 8192};
 // stored from the slot by the bulk engine (`bulk`, through a StoreEpilogue) or from registers
 // with 16-byte stores (`threads`); a persistent grid or one CTA per tile; x's lines marked
 // evict-first in L2 or not; each tile loaded by one bulk copy or by 32 lanes' slices of it.
-enum class RmsNormShape : int { wide = 0, narrow = 1, shallow = 2 };
+// The held shapes (`held`: 2 stages, `held_deep`: 3) read each row from its slot once into the
+// registers of 1-4 warps that share it, free the slot, then scale and store from registers
+// (store = threads only).
+enum class RmsNormShape : int { wide = 0, narrow = 1, shallow = 2, held = 3, held_deep = 4 };
 enum class RmsNormStore : int { bulk = 0, threads = 1 };
 struct RmsNormConfig {
   RmsNormShape shape = RmsNormShape::wide;

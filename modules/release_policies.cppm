@@ -1,5 +1,5 @@
 // linpipe:release_policies — how a StageLag (or any code holding a stage) releases a consumer
-// stage: plainly, or lane-guarded across the CTAs of a cluster. A policy is called with the
+// stage: plainly, lane-guarded across the CTAs of a cluster, or once per consumer. A policy is called with the
 // stage as an rvalue and must consume it on every path; each one also states the empty
 // barriers' arrive count it implies, so init_mbars' count is derived, not worked out by hand.
 module;
@@ -63,6 +63,28 @@ struct ReleaseToCluster {
         if (lane < ClusterCtas) stage.mbar().arrive_cluster(lane);
       }
     }
+    stage.release_without_signal();
+  }
+};
+
+// One arrival per consumer (a warp, or the warps of WarpRoles<P, C, WarpsPerConsumer>): the
+// consumer's first thread arrives for all of its threads, and every thread ends its claim. The
+// one arrival speaks for the others only once they are done with the slot, so call it after
+// WarpRoles::sync_consumer() has followed their last read of it.
+struct ReleaseByConsumer {
+  bool leader;  // whether this thread arrives: WarpRoles::thread_in_consumer() == 0
+
+  // Empty-barrier arrivals per phase when `consumers` consumers release each stage.
+  static constexpr std::uint32_t empty_arrive_count(std::uint32_t consumers) { return consumers; }
+  // The same for every consumer of Roles.
+  template <class Roles>
+  static constexpr std::uint32_t empty_arrivals() {
+    return Roles::consumers;
+  }
+
+  template <class Stage>
+  LINPIPE_HOST_DEVICE void operator()(Stage&& stage) const {
+    if (leader) stage.arrive();
     stage.release_without_signal();
   }
 };

@@ -20,6 +20,7 @@ module;
 export module linpipe:warp_roles;
 #if defined(__CUDA__)
 import :ptx_cluster;
+import :ptx_sync;
 #endif
 
 export namespace linpipe {
@@ -90,6 +91,26 @@ class WarpRoles {
   }
 
 #if defined(__CUDA__)
+  // Waits for every thread of this thread's consumer, ordering their shared-memory accesses as
+  // __syncthreads() does for the block: the step between a consumer's warps writing partial
+  // results (a row's partial sums) and reading each other's, or between their last reads of a
+  // slot and one thread releasing it for all (ReleaseByConsumer). A one-warp consumer syncs
+  // its warp; a larger one uses named barrier FirstBarrier + consumer(), counting
+  // threads_per_consumer (keep those barriers apart from OrderedTurns').
+  template <std::uint32_t FirstBarrier = 1>
+  LINPIPE_DEVICE void sync_consumer() const {
+    static_assert(WarpsPerConsumer == 1 ||
+                      (FirstBarrier >= 1 && FirstBarrier + Consumers - 1 <= ptx::max_named_barrier),
+                  "linpipe::WarpRoles::sync_consumer<FirstBarrier>: named barriers FirstBarrier.."
+                  "FirstBarrier + Consumers - 1 must lie in 1..15 (0 is __syncthreads'): lower "
+                  "FirstBarrier or use fewer consumers");
+    if constexpr (WarpsPerConsumer == 1) {
+      __nvvm_bar_warp_sync(0xffffffffu);
+    } else {
+      ptx::barrier_sync(FirstBarrier + consumer(), threads_per_consumer);
+    }
+  }
+
   // Moves registers from the producer warpgroups to the consumer ones (setmaxnreg): producers
   // drop to ProducerRegisters per thread, consumers rise to ConsumerRegisters. Every thread of
   // the block calls it once, before the role's work. Needs warpgroup-aligned roles, and the

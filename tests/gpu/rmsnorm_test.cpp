@@ -95,8 +95,11 @@ void check(const Case& c, Run run) {
 TEST_P(RmsNorm, LinpipeEveryConfiguration) {
   LINPIPE_REQUIRE_GPU();
   const Case c = GetParam();
-  for (const RmsNormShape shape : {RmsNormShape::wide, RmsNormShape::narrow, RmsNormShape::shallow}) {
+  for (const RmsNormShape shape : {RmsNormShape::wide, RmsNormShape::narrow, RmsNormShape::shallow,
+                                   RmsNormShape::held, RmsNormShape::held_deep}) {
+    const bool held = shape == RmsNormShape::held || shape == RmsNormShape::held_deep;
     for (const RmsNormStore store : {RmsNormStore::bulk, RmsNormStore::threads}) {
+      if (held && store == RmsNormStore::bulk) continue;  // refused: see RmsNormArguments
       for (const bool persistent : {true, false}) {
         SCOPED_TRACE(::testing::Message() << "shape " << static_cast<int>(shape) << " store "
                                           << static_cast<int>(store) << " persistent " << persistent);
@@ -132,8 +135,10 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return "n" + std::to_string(info.param.n) + "_rows" + std::to_string(info.param.rows);
 }
 
-// Rows per tile: 16, 8, 4, 4 (wide, shallow) and 8, 4, 2, 2 (narrow) at n = 1024 .. 8192. Each
-// count leaves a ragged last tile in every shape, and 3 is less than one tile; 4 x 2000 + 1 rows
+// Rows per tile: 16, 8, 4, 4 (wide, shallow), 8, 4, 2, 2 (narrow) and 16, 8, 4, 2 (held, two
+// rows a consumer up to n = 4096) at n = 1024 .. 8192. Each count leaves a ragged last tile in
+// every shape (at n = 4096 a held consumer with one row of its two, and one with none), and 3
+// is less than one tile; 4 x 2000 + 1 rows
 // give a persistent CTA several laps of its ring, so every slot is refilled.
 INSTANTIATE_TEST_SUITE_P(Widths, RmsNorm,
                          ::testing::Values(Case{1024, 3}, Case{1024, 16 * 300 + 5},
@@ -152,6 +157,12 @@ TEST(RmsNormArguments, RefusedWithASentenceBeforeAnyCudaCall) {
   EXPECT_EQ(linpipe::kernels::rmsnorm_bf16(buffer + 1, buffer, buffer, 4, 1024, eps, config, nullptr, &why),
             cudaErrorInvalidValue);
   EXPECT_STREQ(why, "rmsnorm_bf16: x, w and y must be 16-byte aligned (bulk copies)");
+  EXPECT_EQ(linpipe::kernels::rmsnorm_bf16(
+                buffer, buffer, buffer, 4, 1024, eps,
+                {RmsNormShape::held, RmsNormStore::bulk, true, false, 1}, nullptr,
+                &why),
+            cudaErrorInvalidValue);
+  EXPECT_STREQ(why, "rmsnorm_bf16: the held shapes store from registers (store = threads)");
   EXPECT_EQ(linpipe::kernels::rmsnorm_bf16(buffer, buffer, buffer, 0, 1024, eps), cudaSuccess)
       << "no rows: nothing to do";
 }

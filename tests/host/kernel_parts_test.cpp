@@ -70,6 +70,34 @@ TEST(Arrivals, CountsComeFromTheRolesAndTheReleasePolicy) {
   }
 }
 
+TEST(Arrivals, ReleaseByConsumerArrivesOncePerConsumer) {
+  static_assert(linpipe::Arrivals<Roles, linpipe::ReleaseByConsumer>::empty == 4);
+  static_assert(linpipe::Arrivals<GroupRoles, linpipe::ReleaseByConsumer>::empty == 2);
+
+  // Two consumer warpgroups of GroupRoles: every thread ends its claim through the policy, and
+  // only each group's first thread arrives, so the phase completes with the second group's.
+  using Pipeline = linpipe::ProducerConsumerPipeline<2, linpipe::HostBackend<2>>;
+  Pipeline::Barriers signals;
+  Pipeline(signals).init_mbars(linpipe::Arrivals<GroupRoles, linpipe::ReleaseByConsumer>{});
+  Pipeline producer(signals, "per-consumer");
+  {
+    auto stage = producer.acquire_producer();
+    stage.mbar().arrive();
+    stage.release();
+  }
+  for (std::uint32_t consumer = 0; consumer < 2; ++consumer) {
+    Pipeline pipe(signals, "per-consumer");
+    for (const std::uint32_t thread : {5u, 0u, 127u}) {  // the leader is not the first to release
+      const auto me = GroupRoles::of_thread(GroupRoles::producer_threads + 128 * consumer + thread);
+      auto stage = pipe.acquire_consumer();
+      linpipe::ReleaseByConsumer{me.thread_in_consumer() == 0}(std::move(stage));
+      EXPECT_EQ(producer.backend().try_empty(0, 2), consumer == 1 && thread != 5)
+          << "consumer " << consumer << " thread " << thread;
+      pipe.start_consumer_at(0, 0);
+    }
+  }
+}
+
 struct Layout {
   using Pipeline = linpipe::ProducerConsumerPipeline<3, linpipe::HostBackend<3>>;
   struct alignas(128) Row {
