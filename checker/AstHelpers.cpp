@@ -45,6 +45,13 @@ std::optional<std::pair<const Expr *, const Expr *>> swapOperands(const CallExpr
 }
 
 // A std callee that stores what it is given on the heap rather than in a container.
+bool isStdAggregate(const FunctionDecl *FD) {
+  if (isStdNamed(FD, {"make_pair", "make_tuple", "forward_as_tuple"}))
+    return true;
+  const auto *Ctor = dyn_cast_or_null<CXXConstructorDecl>(FD);
+  return Ctor && isStdNamed(Ctor->getParent(), {"pair", "tuple"});
+}
+
 bool isHeapSink(const FunctionDecl *FD) {
   if (isStdNamed(FD, {"make_unique", "make_shared", "allocate_shared", "construct_at"}))
     return true;
@@ -80,17 +87,27 @@ const ValueDecl *sourceDecl(const Expr *E) {
   return nullptr;
 }
 
-QualType paramTypeAt(const CallExpr *CE, const FunctionDecl *FD, unsigned ArgIdx) {
+bool isInvokeLike(const FunctionDecl *FD) { return isStdNamed(FD, {"invoke", "invoke_r"}); }
+
+std::optional<unsigned> paramIndexAt(const CallExpr *CE, const FunctionDecl *FD, unsigned ArgIdx) {
   unsigned ParamIdx = ArgIdx;
   if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD)) {
     if (isa<CXXOperatorCallExpr>(CE) && MD->isImplicitObjectMemberFunction()) {
       if (ArgIdx == 0)
-        return {};
+        return std::nullopt;
       ParamIdx = ArgIdx - 1;
     } else if (isa<CXXMemberCallExpr>(CE) && MD->isExplicitObjectMemberFunction()) {
       ParamIdx = ArgIdx + 1;
     }
   }
+  return ParamIdx;
+}
+
+QualType paramTypeAt(const CallExpr *CE, const FunctionDecl *FD, unsigned ArgIdx) {
+  std::optional<unsigned> Index = paramIndexAt(CE, FD, ArgIdx);
+  if (!Index)
+    return {};
+  const unsigned ParamIdx = *Index;
   if (FD)
     return ParamIdx < FD->getNumParams() ? FD->getParamDecl(ParamIdx)->getType() : QualType();
   // A call through a pointer or reference to function: read the prototype.

@@ -67,6 +67,14 @@ void EventCollector::addParameter(const ParmVarDecl *P) {
   Values.back().Received = ReceivedAs::ByRvalueReference;
 }
 
+void EventCollector::addSummarisedParameter(const ParmVarDecl *P) {
+  const CXXRecordDecl *RD = Model.linearRecord(P->getType().getNonReferenceType());
+  if (!RD || Index.count(P))
+    return;
+  addValue(P, RD, /*IsParameter=*/true, InitKind::Unknown, -1);
+  Values.back().Summarised = true;
+}
+
 bool EventCollector::TraverseDecl(Decl *D) {
   // Variables (and their initialisers) belong to this function; local classes,
   // functions and the like are analysed on their own.
@@ -84,9 +92,13 @@ bool EventCollector::TraverseLambdaExpr(LambdaExpr *L) {
 }
 
 bool EventCollector::VisitVarDecl(VarDecl *VD) {
-  if (!CollectingValues || isa<ParmVarDecl>(VD) || isa<DecompositionDecl>(VD) ||
-      !VD->hasLocalStorage() || VD->isInitCapture())
+  if (!CollectingValues || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
+      VD->isInitCapture())
     return true;
+  if (const auto *DD = dyn_cast<DecompositionDecl>(VD)) {
+    addBindings(DD);
+    return true;
+  }
   QualType T = VD->getType();
   const Expr *Init = VD->getInit();
   if (T->isReferenceType()) {
@@ -106,8 +118,34 @@ bool EventCollector::VisitVarDecl(VarDecl *VD) {
   if (const CXXRecordDecl *RD = Model.linearRecord(T)) {
     auto [Kind, Source] = Classifier.initOf(Init);
     addValue(VD, RD, false, Kind, Source);
+    return true;
   }
+  // `auto scope = pipe.consume_explicit();`: a scope that must be signalled before it ends.
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(skipParensAndCasts(Init));
+      Call && Model.makesSignalScope(Call->getDirectCallee()))
+    if (const CXXRecordDecl *RD = T->getAsCXXRecordDecl()) {
+      addValue(VD, RD->getCanonicalDecl(), false, InitKind::Fresh, -1);
+      Values.back().IsSignalScope = true;
+    }
   return true;
+}
+
+// `auto [a, b] = make_two();`: each binding of a linear type holds its own obligation,
+// acquired with the declaration and ended with the decomposed object. Not for bindings into
+// an object the function does not own (`auto &[a, b] = held;`) or one it copies from a name.
+void EventCollector::addBindings(const DecompositionDecl *DD) {
+  if (DD->getType()->isReferenceType())
+    return;
+  const auto [Kind, Source] = Classifier.initOf(DD->getInit());
+  if (Kind != InitKind::Fresh)
+    return;
+  for (const BindingDecl *B : DD->bindings()) {
+    const CXXRecordDecl *RD = Model.linearRecord(B->getType().getNonReferenceType());
+    if (!RD)
+      continue;
+    addValue(B, RD, /*IsParameter=*/false, InitKind::Fresh, -1);
+    Values.back().Owner = DD;
+  }
 }
 
 bool EventCollector::VisitDeclRefExpr(DeclRefExpr *DRE) {
@@ -134,6 +172,8 @@ bool EventCollector::VisitDeclRefExpr(DeclRefExpr *DRE) {
     break;
   case Flow::Moved:
     E.Kind = EventKind::Move;
+    E.ArrivesAfter = F.ArrivesAfter;
+    E.Callee = F.Callee;
     if (F.DroppedObject)
       addDroppedObject(F.DroppedObject, F.UsedBeforeDiscard);
     break;

@@ -22,11 +22,14 @@ class EventCollector : public RecursiveASTVisitor<EventCollector> {
 
 public:
   EventCollector(LinearTypeModel &Model, bool ReportEscapes, const ParentMap &PM,
-                 llvm::SmallPtrSetImpl<const Stmt *> &CtorInitRoots)
+                 llvm::SmallPtrSetImpl<const Stmt *> &CtorInitRoots,
+                 SummaryCache *Summaries = nullptr)
       : Model(Model), ReportEscapes(ReportEscapes), PM(PM), CtorInitRoots(CtorInitRoots),
-        Classifier(Model, PM, Index, CtorInitRoots) {}
+        Classifier(Model, PM, Index, CtorInitRoots, Summaries) {}
 
   void addParameter(const ParmVarDecl *P);
+  /// A reference parameter followed only for the function's summary (FunctionSummaries.h).
+  void addSummarisedParameter(const ParmVarDecl *P);
   void addInitCaptures(const CXXMethodDecl *CallOperator);
   /// Pass 1 collects the tracked locals, pass 2 the events.
   void collectValues(Stmt *Root) {
@@ -64,6 +67,7 @@ private:
   void addTemporary(const Expr *E, const CXXRecordDecl *RD, std::string Name, bool ByCtor,
                     bool MovedFromElsewhere = false);
   void addDroppedObject(const CXXConstructExpr *CCE, bool UsedBefore);
+  void addBindings(const DecompositionDecl *DD);
   bool inThisFunction(const Stmt *S) const {
     return PM.hasParent(S) || CtorInitRoots.count(S);
   }

@@ -119,6 +119,8 @@ Flow FlowClassifier::follow(const Expr *Start, bool Prvalue, unsigned Depth, con
       return escape(New, EscapeKind::Heap, New->getBeginLoc());
     if (isa<InitListExpr, CXXParenListInitExpr>(P)) {
       const auto *List = cast<Expr>(P);
+      if (std::optional<Flow> Carried = carriedByAggregate(List, Depth))
+        return *Carried;
       return escape(List,
                     List->getType()->isArrayType() ? EscapeKind::ArrayElement : EscapeKind::Member,
                     List->getBeginLoc());
@@ -145,7 +147,7 @@ Flow FlowClassifier::follow(const Expr *Start, bool Prvalue, unsigned Depth, con
   return drop(Cur, Prvalue, true);
 }
 
-Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue) const {
+Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (isAddressOf(FD))
     return escape(CE, EscapeKind::AddressTaken, CE->getExprLoc());
@@ -187,7 +189,13 @@ Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue)
   if (auto Operands = swapOperands(CE); Operands && !Prvalue)
     if (Cur == Operands->first || Cur == Operands->second)
       return swapped(CE, *Operands, Cur == Operands->second);
+  if (isInvokeLike(FD))
+    return invoked(CE, *ArgIdx, Cur, Prvalue);
   QualType PT = paramTypeAt(CE, FD, *ArgIdx);
+  if (!Prvalue && !PT.isNull() && PT->isLValueReferenceType())
+    if (std::optional<unsigned> ParamIdx = paramIndexAt(CE, FD, *ArgIdx))
+      if (std::optional<Flow> Lent = lentTo(CE, FD, *ParamIdx, Cur))
+        return *Lent;
   if (PT.isNull() || !(PT->isRValueReferenceType() || PT->isRecordType()))
     return drop(Cur, Prvalue, true); // borrowed (lvalue reference), or unknown
   // The callee takes the obligation. An assignment into a linear object moves it
@@ -198,13 +206,108 @@ Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue)
                             : cast<CXXMemberCallExpr>(CE)->getImplicitObjectArgument();
     return assignedInto(Target, CE, Cur, Op ? Op->getOperatorLoc() : CE->getExprLoc());
   }
-  if (FD && isInStd(FD))
+  if (FD && isInStd(FD)) {
+    if (isStdAggregate(FD))
+      if (std::optional<Flow> Carried = carriedByAggregate(CE, 0))
+        return *Carried;
     return escape(CE, isHeapSink(FD) ? EscapeKind::Heap : EscapeKind::Container,
                   CE->getExprLoc());
+  }
   Flow F;
   F.K = Flow::Moved;
   F.Anchor = CE;
+  F.Loc = CE->getExprLoc();
+  F.Callee = FD;
+  F.ArrivesAfter = Model.arrivesOnArgument(FD);
   return F;
+}
+
+// A stage placed in an aggregate (a struct's braces, std::pair, std::tuple) that is returned,
+// passed on by value or unpacked into structured bindings travels with it: moved there, and
+// the caller or the bindings hold it. Kept anywhere else, it escapes as before.
+std::optional<Flow> FlowClassifier::carriedByAggregate(const Expr *Aggregate, unsigned Depth) {
+  if (Aggregate->getType()->isArrayType() || Depth >= 8)
+    return std::nullopt;
+  Flow Next = classify(Aggregate, /*Prvalue=*/true, Depth + 1);
+  if (Next.K != Flow::Moved)
+    return std::nullopt;
+  Flow F;
+  F.K = Flow::Moved;
+  F.Anchor = Aggregate;
+  return F;
+}
+
+// What a callee the summaries can see into does to a stage lent to it by reference: applied
+// at the call as if it happened there (a release, a signal, an arrival), or the stage is
+// followed no further (the callee stored it somewhere).
+std::optional<Flow> FlowClassifier::lentTo(const CallExpr *CE, const FunctionDecl *FD,
+                                           unsigned ParamIdx, const Expr *Cur) const {
+  if (!Summaries || !FD)
+    return std::nullopt;
+  std::optional<ParamSummary> S = Summaries->lookup(FD, ParamIdx);
+  if (!S)
+    return std::nullopt;
+  Flow F;
+  F.Anchor = CE;
+  F.Loc = Cur->getExprLoc();
+  F.Callee = FD;
+  switch (S->Result) {
+  case ParamSummary::PassedOn:
+    F.K = Flow::HandOff;
+    return F;
+  case ParamSummary::Borrowed:
+    if (!S->Signals && !S->Arrives)
+      return drop(Cur, /*Prvalue=*/false, true);
+    break;
+  case ParamSummary::Consumed:
+    F.Role.Consume = true;
+    F.Role.NeedsSignal = S->NeedsSignal;
+    break;
+  case ParamSummary::MayConsume:
+    F.Role.MayConsume = true;
+    break;
+  }
+  F.K = Flow::MethodCall;
+  F.Role.Signals = S->Signals;
+  // Where the helper may have ended the stage, its arrival came with that release: a later
+  // release is reported as the double release it is, not also as a double arrival.
+  F.Role.Arrives = S->Arrives && !F.Role.MayConsume;
+  return F;
+}
+
+// std::invoke(f, args...): the arguments go to f as in a direct call. A stage given by value
+// or rvalue reference is the callee's to consume; one lent by reference to a function or
+// lambda whose body the summaries can see gets its summary; else it is borrowed.
+Flow FlowClassifier::invoked(const CallExpr *CE, unsigned ArgIdx, const Expr *Cur,
+                             bool Prvalue) const {
+  if (ArgIdx == 0)
+    return drop(Cur, Prvalue, true); // the callable itself
+  const FunctionDecl *Target = nullptr;
+  const Expr *Callable = skipParensAndCasts(CE->getArg(0));
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Callable))
+    Target = dyn_cast<FunctionDecl>(DRE->getDecl());
+  if (const CXXRecordDecl *RD = Callable->getType()->getAsCXXRecordDecl();
+      !Target && RD && RD->isLambda())
+    Target = RD->getLambdaCallOperator();
+  const unsigned ParamIdx = ArgIdx - 1;
+  if (Target && !Target->isTemplated() && ParamIdx < Target->getNumParams()) {
+    QualType PT = Target->getParamDecl(ParamIdx)->getType();
+    if (PT->isLValueReferenceType()) {
+      if (Prvalue)
+        return drop(Cur, Prvalue, true);
+      if (std::optional<Flow> Lent = lentTo(CE, Target, ParamIdx, Cur))
+        return *Lent;
+      return drop(Cur, Prvalue, true);
+    }
+  }
+  // Forwarded as an rvalue (a temporary, or std::move(s)): the callee takes it.
+  if (Prvalue || !Cur->isLValue()) {
+    Flow F;
+    F.K = Flow::Moved;
+    F.Anchor = CE;
+    return F;
+  }
+  return drop(Cur, Prvalue, true);
 }
 
 // std::swap(a, b) between two tracked names: their states trade places (the obligation
@@ -297,9 +400,13 @@ Flow FlowClassifier::fromConstruct(const CXXConstructExpr *CCE, const Expr *Cur,
   if (Ctor->isMoveConstructor() && Model.isLinear(CCE->getType()))
     return movedIntoNewObject(CCE, Depth);
   // Another class's constructor takes it by value or rvalue reference.
-  if (isInStd(Ctor))
+  if (isInStd(Ctor)) {
+    if (isStdAggregate(Ctor))
+      if (std::optional<Flow> Carried = carriedByAggregate(CCE, Depth))
+        return *Carried;
     return escape(CCE, isHeapSink(Ctor) ? EscapeKind::Heap : EscapeKind::Container,
                   CCE->getExprLoc());
+  }
   Flow F;
   F.K = Flow::Moved;
   F.Anchor = CCE;
@@ -369,6 +476,12 @@ Flow FlowClassifier::fromDeclStmt(const DeclStmt *DS, const Expr *Cur, bool Prva
     }
     if (!VD->hasLocalStorage())
       return escape(Cur, EscapeKind::Untracked, VD->getLocation());
+    if (isa<DecompositionDecl>(VD) && !VD->getType()->isReferenceType()) {
+      Flow F; // unpacked: the structured bindings hold it (EventCollector::addBindings)
+      F.K = Flow::Moved;
+      F.Anchor = Cur;
+      return F;
+    }
     if (VD->getType()->isReferenceType())
       return escape(Cur, EscapeKind::RefBinding, VD->getLocation());
     return drop(Cur, Prvalue, true);

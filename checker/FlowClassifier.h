@@ -10,6 +10,7 @@
 #define LINPIPE_CHECKER_FLOWCLASSIFIER_H
 
 #include "FlowFacts.h"
+#include "FunctionSummaries.h"
 #include "clang/AST/ParentMap.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -21,8 +22,10 @@ class FlowClassifier {
 public:
   FlowClassifier(LinearTypeModel &Model, const ParentMap &PM,
                  const llvm::DenseMap<const Decl *, unsigned> &Index,
-                 const llvm::SmallPtrSetImpl<const Stmt *> &CtorInitRoots)
-      : Model(Model), PM(PM), Index(Index), CtorInitRoots(CtorInitRoots) {}
+                 const llvm::SmallPtrSetImpl<const Stmt *> &CtorInitRoots,
+                 SummaryCache *Summaries = nullptr)
+      : Model(Model), PM(PM), Index(Index), CtorInitRoots(CtorInitRoots),
+        Summaries(Summaries) {}
 
   /// Follows \p Start (a reference to a tracked value, or a new temporary when
   /// \p Prvalue) up through its context to where it ends up.
@@ -43,7 +46,7 @@ private:
   Flow drop(const Expr *At, bool Prvalue, bool UsedBefore) const;
   Flow escape(const Stmt *Anchor, EscapeKind Kind, SourceLocation Loc) const;
   Flow methodCall(const CallExpr *Call, const CXXMethodDecl *MD, SourceLocation Loc) const;
-  Flow fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue) const;
+  Flow fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue);
   Flow fromConstruct(const CXXConstructExpr *CCE, const Expr *Cur, bool Prvalue,
                      unsigned Depth);
   Flow fromMember(const MemberExpr *ME, const Expr *Cur, bool Prvalue) const;
@@ -54,11 +57,17 @@ private:
   Flow swapped(const CallExpr *CE, std::pair<const Expr *, const Expr *> Operands,
                bool IsSecond) const;
   Flow movedIntoNewObject(const CXXConstructExpr *CCE, unsigned Depth);
+  std::optional<Flow> carriedByAggregate(const Expr *Aggregate, unsigned Depth);
+  Flow invoked(const CallExpr *CE, unsigned ArgIdx, const Expr *Cur, bool Prvalue) const;
+  // A stage lent by reference to a callee the summaries can see into; nothing if opaque.
+  std::optional<Flow> lentTo(const CallExpr *CE, const FunctionDecl *FD, unsigned ArgIdx,
+                             const Expr *Cur) const;
 
   LinearTypeModel &Model;
   const ParentMap &PM;
   const llvm::DenseMap<const Decl *, unsigned> &Index;
   const llvm::SmallPtrSetImpl<const Stmt *> &CtorInitRoots;
+  SummaryCache *Summaries;
 };
 
 } // namespace linpipe::tidy::flow

@@ -38,10 +38,16 @@ bool isExchange(const FunctionDecl *FD);
 std::optional<std::pair<const Expr *, const Expr *>> swapOperands(const CallExpr *CE);
 // A std callee that stores what it is given on the heap rather than in a container.
 bool isHeapSink(const FunctionDecl *FD);
+// std::pair, std::tuple and their makers: a stage placed in one travels with it.
+bool isStdAggregate(const FunctionDecl *FD);
 const Expr *skipParensAndCasts(const Expr *E);
 // The declaration a moved or copied expression names, through std::move and casts.
 const ValueDecl *sourceDecl(const Expr *E);
 QualType paramTypeAt(const CallExpr *CE, const FunctionDecl *FD, unsigned ArgIdx);
+// The parameter of \p FD that argument \p ArgIdx of \p CE initialises, if any.
+std::optional<unsigned> paramIndexAt(const CallExpr *CE, const FunctionDecl *FD, unsigned ArgIdx);
+// std::invoke(f, args...), std::invoke_r: a call of f, not storage.
+bool isInvokeLike(const FunctionDecl *FD);
 std::optional<unsigned> argIndex(const CallExpr *CE, const Expr *Arg);
 std::optional<unsigned> argIndex(const CXXConstructExpr *CE, const Expr *Arg);
 std::string calleeName(const CallExpr *CE);
@@ -70,6 +76,15 @@ struct TrackedValue {
   int InitSource = -1; // FromTracked: the index of the source value
   std::string Name;    // for messages
   ReceivedAs Received = ReceivedAs::ByValue; // IsParameter: how the function got it
+  // A reference parameter followed only to summarise what the function does to it (see
+  // FunctionSummaries.h): it starts live and unsignalled, and nothing about it is reported.
+  bool Summarised = false;
+  // A structured binding: the decomposed object whose declaration acquires it and whose end
+  // of life ends it.
+  const VarDecl *Owner = nullptr;
+  // A consume_explicit()-style scope: no obligation to release (its end does), but some path
+  // must signal through it before it ends.
+  bool IsSignalScope = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -89,6 +104,7 @@ struct Event {
   int AssignSource = -1;
   unsigned SwapWith = 0; // Swap: the tracked value this one trades states with
   bool BySwap = false;   // Escape: traded into untracked storage (not a use of the value)
+  bool ArrivesAfter = false; // Move: the callee arrives on the stage when it releases it
   Finding Report; // Report: a finding about a temporary, emitted if reached
 };
 
@@ -112,6 +128,7 @@ struct Flow {
   int AssignSource = -1;
   int SwapOther = -1; // SwapWith: the other tracked value
   bool BySwap = false; // Escape: a swap with untracked storage
+  bool ArrivesAfter = false; // Moved: into a callee that arrives when it releases it
   // Moved into a new object (a move construction) that is then dropped.
   const CXXConstructExpr *DroppedObject = nullptr;
 };

@@ -17,9 +17,10 @@ FlowState Solver::entryState() const {
   for (unsigned V = 0; V < Values.size(); ++V) {
     if (!Values[V].IsParameter)
       continue;
-    // The caller may have signalled a parameter already: assume it did.
+    // The caller may have signalled a parameter already: assume it did (a summarised one
+    // starts unsignalled, to learn whether the function signals it itself).
     S.Values[V].Bits = Live;
-    S.Values[V].MaySignalled = true;
+    S.Values[V].MaySignalled = !Values[V].Summarised;
     S.Values[V].AcquiredAt = Values[V].Decl->getLocation();
   }
   return S;
@@ -43,6 +44,8 @@ void Solver::join(FlowState &Into, const FlowState &From, const SourceManager &S
     I.Bits |= F.Bits;
     I.MaySignalled |= F.MaySignalled;
     I.MayArrived |= F.MayArrived;
+    I.EverSignalled |= F.EverSignalled;
+    I.EverArrived |= F.EverArrived;
     Earliest(I.AcquiredAt, F.AcquiredAt);
     Earliest(I.ReleasedAt, F.ReleasedAt);
     Earliest(I.MovedAt, F.MovedAt);
@@ -142,6 +145,21 @@ void Solver::reportNotReleased(unsigned V, const ValueState &VS, ExitKind Exit,
   Out->push_back(std::move(R));
 }
 
+void Solver::reportScopeNeverSignalled(unsigned V, const ValueState &VS, ExitKind Exit,
+                                       SourceLocation Loc, std::vector<RawFinding> *Out) const {
+  if (!Out || !(VS.Bits & Live) || VS.MaySignalled)
+    return;
+  RawFinding R;
+  R.Value = V;
+  R.F.Kind = FindingKind::ScopeNeverSignalled;
+  R.F.Loc = Loc;
+  R.F.Name = Values[V].Name;
+  R.F.Record = Values[V].Record;
+  R.F.Exit = Exit;
+  R.F.AcquiredLoc = VS.AcquiredAt;
+  Out->push_back(std::move(R));
+}
+
 RawFinding Solver::findingAt(FindingKind Kind, const Event &E) const {
   RawFinding R{{}, static_cast<int>(E.Value)};
   R.F.Kind = Kind;
@@ -159,13 +177,18 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
   }
   ValueState &VS = State.Values[E.Value];
   const uint8_t Keep = VS.Bits & Untracked;
+  if (Values[E.Value].IsSignalScope) {
+    // A scope lent to a function the analysis cannot see into may be signalled there.
+    VS.MaySignalled |= E.Kind != EventKind::MethodCall || E.Role.Signals;
+    return;
+  }
   switch (E.Kind) {
   case EventKind::Use:
     reportUseAfter(E.Value, VS, false, E.Loc, Out);
     return;
   case EventKind::MethodCall: {
     const bool WasLive = (VS.Bits & Live) && !(VS.Bits & Untracked);
-    reportUseAfter(E.Value, VS, E.Role.Consume, E.Loc, Out);
+    reportUseAfter(E.Value, VS, E.Role.Consume || E.Role.MayConsume, E.Loc, Out);
     if (WasLive && Out && E.Role.Consume && E.Role.NeedsSignal && !VS.MaySignalled) {
       RawFinding R = findingAt(FindingKind::MissingSignal, E);
       R.F.CallName = E.Callee->getNameAsString();
@@ -178,6 +201,8 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
       R.F.OriginLoc = VS.ArrivedAt;
       Out->push_back(std::move(R));
     }
+    VS.EverSignalled |= E.Role.Signals;
+    VS.EverArrived |= E.Role.Arrives;
     if (E.Role.Consume) {
       VS.Bits = Released | Keep;
       VS.ReleasedAt = E.Loc;
@@ -189,9 +214,21 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
       VS.MayArrived = true;
       VS.ArrivedAt = E.Loc;
     }
+    if (E.Role.MayConsume && WasLive) {
+      // Released on some of the callee's paths: both outcomes go on from here.
+      VS.Bits |= Released;
+      VS.ReleasedAt = E.Loc;
+    }
     return;
   }
   case EventKind::Move:
+    if (Out && E.ArrivesAfter && E.Callee && (VS.Bits & Live) && !(VS.Bits & Untracked) &&
+        VS.MayArrived) {
+      RawFinding R = findingAt(FindingKind::DoubleArrival, E);
+      R.F.CallName = E.Callee->getNameAsString();
+      R.F.OriginLoc = VS.ArrivedAt;
+      Out->push_back(std::move(R));
+    }
     reportUseAfter(E.Value, VS, false, E.Loc, Out);
     VS.Bits = Moved | Keep;
     VS.MovedAt = E.Loc;
@@ -236,10 +273,9 @@ void Solver::applyStmt(const Stmt *S, FlowState &State, std::vector<RawFinding> 
   if (const auto *DS = dyn_cast<DeclStmt>(S)) {
     for (const Decl *D : DS->decls()) {
       for (unsigned V = 0; V < Values.size(); ++V) {
-        if (Values[V].Decl != D || Values[V].IsParameter)
+        if ((Values[V].Decl != D && Values[V].Owner != D) || Values[V].IsParameter)
           continue;
-        const auto *VD = cast<VarDecl>(D);
-        acquire(V, Values[V].Init, Values[V].InitSource, VD->getLocation(), State);
+        acquire(V, Values[V].Init, Values[V].InitSource, Values[V].Decl->getLocation(), State);
       }
     }
   }
@@ -254,11 +290,14 @@ void Solver::endLifetime(const VarDecl *VD, const Stmt *Trigger, FlowState &Stat
                          std::vector<RawFinding> *Out) const {
   for (unsigned V = 0; V < Values.size(); ++V) {
     // Parameters are checked where the function exits (see checkParametersAtExit).
-    if (Values[V].Decl != VD || Values[V].IsParameter)
+    if ((Values[V].Decl != VD && Values[V].Owner != VD) || Values[V].IsParameter)
       continue;
     ValueState &VS = State.Values[V];
     auto [Exit, Loc] = exitOf(Trigger, BodyEnd);
-    reportNotReleased(V, VS, Exit, Loc, Out);
+    if (Values[V].IsSignalScope)
+      reportScopeNeverSignalled(V, VS, Exit, Loc, Out);
+    else
+      reportNotReleased(V, VS, Exit, Loc, Out);
     VS = ValueState();
   }
 }
@@ -369,6 +408,15 @@ void Solver::checkParametersAtExit(std::vector<RawFinding> &Found) const {
       if (Values[V].IsParameter)
         reportNotReleased(V, S.Values[V], Kind, Loc, &Found);
   }
+}
+
+FlowState Solver::exitState() const {
+  FlowState S;
+  S.Values.resize(Values.size());
+  for (const CFGBlock *Pred : G.getExit().preds())
+    if (Pred && !Pred->hasNoReturnElement() && !endsInThrow(*Pred))
+      join(S, Out[Pred->getBlockID()], SM);
+  return S;
 }
 
 std::vector<RawFinding> Solver::report() {

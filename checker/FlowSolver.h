@@ -30,11 +30,16 @@ struct ValueState {
   uint8_t Bits = Empty;
   bool MaySignalled = false; // a signalling use on some path since acquisition
   bool MayArrived = false;   // an arrival on some path, not yet followed by a consume
+  // A signalling use or an arrival on some path, ever (a consume does not reset them): what a
+  // helper did to its parameter, for its summary.
+  bool EverSignalled = false;
+  bool EverArrived = false;
   SourceLocation AcquiredAt, ReleasedAt, MovedAt, ArrivedAt;
   SourceLocation SwappedAt; // where std::swap brought the stage into this name
 
   bool operator==(const ValueState &O) const {
     return Bits == O.Bits && MaySignalled == O.MaySignalled && MayArrived == O.MayArrived &&
+           EverSignalled == O.EverSignalled && EverArrived == O.EverArrived &&
            AcquiredAt == O.AcquiredAt && ReleasedAt == O.ReleasedAt && MovedAt == O.MovedAt &&
            ArrivedAt == O.ArrivedAt && SwappedAt == O.SwappedAt;
   }
@@ -65,6 +70,9 @@ public:
   bool solve(unsigned MaxVisitsPerBlock);
   /// Replays every reachable block once, reporting.
   std::vector<RawFinding> report();
+  /// After solve(): value \p V's states joined over the paths that return to the caller
+  /// (not those ending in a throw or a [[noreturn]] call); unreachable if none does.
+  FlowState exitState() const;
 
 private:
   FlowState entryState() const;
@@ -83,6 +91,8 @@ private:
                       std::vector<RawFinding> *Out) const;
   void reportNotReleased(unsigned V, const ValueState &VS, ExitKind Exit, SourceLocation Loc,
                          std::vector<RawFinding> *Out) const;
+  void reportScopeNeverSignalled(unsigned V, const ValueState &VS, ExitKind Exit,
+                                 SourceLocation Loc, std::vector<RawFinding> *Out) const;
   static void join(FlowState &Into, const FlowState &From, const SourceManager &SM);
   bool before(SourceLocation A, SourceLocation B) const {
     return A.isValid() && B.isValid() && SM.isBeforeInTranslationUnit(A, B);

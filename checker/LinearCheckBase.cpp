@@ -1,23 +1,67 @@
 //===--- LinearCheckBase.cpp - linpipe clang-tidy checks ------------------===//
 
 #include "LinearCheckBase.h"
+#include "FunctionSummaries.h"
 #include "LinearFlowAnalysis.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Lex/Preprocessor.h"
 #include "llvm/Support/raw_ostream.h"
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
 
 using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace linpipe::tidy {
 
+// What the checks of one clang-tidy context (with the same options) share: the findings of
+// each function of the translation unit, both categories, and the helpers' summaries.
+struct LinearCheckBase::SharedAnalysis {
+  explicit SharedAnalysis(LinearAnnotations Names) : Model(std::move(Names)) {}
+  void reset() {
+    Model.reset();
+    Summaries.reset();
+    Findings.clear();
+  }
+  LinearTypeModel Model;
+  std::unique_ptr<SummaryCache> Summaries; // made for the translation unit's ASTContext
+  llvm::DenseMap<const FunctionDecl *, std::vector<Finding>> Findings;
+};
+
+// One SharedAnalysis per (context, options), alive while a check holds it. clangd runs one
+// context per file on its worker threads, hence the lock.
+std::shared_ptr<LinearCheckBase::SharedAnalysis>
+LinearCheckBase::sharedFor(const clang::tidy::ClangTidyContext *Context,
+                           const LinearAnnotations &Names, bool ReportEscapes) {
+  using Key = std::tuple<const void *, std::string, bool>;
+  static std::mutex Lock;
+  static std::map<Key, std::weak_ptr<SharedAnalysis>> Registry;
+  const Key K{Context,
+              Names.Linear + '\n' + Names.Consume + '\n' + Names.Arrives + '\n' + Names.Signals +
+                  '\n' + Names.NeedsSignal + '\n' + Names.HandOff + '\n' + Names.Acquires +
+                  '\n' + Names.SignalScope + '\n' + Names.ArrivesArg,
+              ReportEscapes};
+  std::lock_guard<std::mutex> Guard(Lock);
+  for (auto It = Registry.begin(); It != Registry.end();)
+    It = It->second.expired() ? Registry.erase(It) : std::next(It);
+  if (std::shared_ptr<SharedAnalysis> Existing = Registry[K].lock())
+    return Existing;
+  auto Made = std::make_shared<SharedAnalysis>(Names);
+  Registry[K] = Made;
+  return Made;
+}
+
 LinearCheckBase::LinearCheckBase(StringRef Name, clang::tidy::ClangTidyContext *Context,
                                  Category Reports)
     : ClangTidyCheck(Name, Context), Reports(Reports),
       ReportEscapes(Options.getLocalOrGlobal("ReportEscapes", true)),
-      Model(readAnnotations(Options)) {}
+      Model(readAnnotations(Options)),
+      Shared(sharedFor(Context, Model.annotations(), ReportEscapes)) {}
 
 // The annotation names may be set once for both checks (a global option) or per check.
 LinearAnnotations LinearCheckBase::readAnnotations(const OptionsView &Options) {
@@ -30,6 +74,8 @@ LinearAnnotations LinearCheckBase::readAnnotations(const OptionsView &Options) {
   A.NeedsSignal = Options.getLocalOrGlobal("NeedsSignalAnnotation", Defaults.NeedsSignal).str();
   A.HandOff = Options.getLocalOrGlobal("HandOffAnnotation", Defaults.HandOff).str();
   A.Acquires = Options.getLocalOrGlobal("AcquireAnnotation", Defaults.Acquires).str();
+  A.SignalScope = Options.getLocalOrGlobal("SignalScopeAnnotation", Defaults.SignalScope).str();
+  A.ArrivesArg = Options.getLocalOrGlobal("ArrivesArgAnnotation", Defaults.ArrivesArg).str();
   return A;
 }
 
@@ -42,11 +88,25 @@ void LinearCheckBase::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opt
   Options.store(Opts, "NeedsSignalAnnotation", A.NeedsSignal);
   Options.store(Opts, "HandOffAnnotation", A.HandOff);
   Options.store(Opts, "AcquireAnnotation", A.Acquires);
+  Options.store(Opts, "SignalScopeAnnotation", A.SignalScope);
+  Options.store(Opts, "ArrivesArgAnnotation", A.ArrivesArg);
   if (Reports == Category::Linearity)
     Options.store(Opts, "ReportEscapes", ReportEscapes);
 }
 
+// The bail-out below must tell a translation unit that does not compile from one whose only
+// errors are promoted warnings (-Werror=consumed). Past the error limit (20 by default) clang
+// adds a fatal "too many errors emitted", which is indistinguishable from a real one, and
+// the checks would go silent on a file with many -Wconsumed findings: lift the limit.
+void LinearCheckBase::registerPPCallbacks(const SourceManager &, Preprocessor *PP,
+                                          Preprocessor *) {
+  if (PP)
+    PP->getDiagnostics().setErrorLimit(0);
+}
+
 void LinearCheckBase::onStartOfTranslationUnit() {
+  // Every check's start comes before any match, so the shared state is reset in time.
+  Shared->reset();
   Model.reset();
   Analyzed.clear();
   Emitted.clear();
@@ -90,8 +150,14 @@ void LinearCheckBase::analyzeMatch(const MatchFinder::MatchResult &Result) {
 void LinearCheckBase::analyzeFunction(const FunctionDecl *FD, ASTContext &Context) {
   if (!shouldAnalyze(FD, Context.getSourceManager()) || !Analyzed.insert(FD).second)
     return;
-  LinearFlowAnalysis Analysis(Model, Context, ReportEscapes);
-  for (const Finding &F : Analysis.analyze(FD))
+  auto [It, New] = Shared->Findings.try_emplace(FD);
+  if (New) {
+    if (!Shared->Summaries)
+      Shared->Summaries = std::make_unique<SummaryCache>(Shared->Model, Context);
+    LinearFlowAnalysis Analysis(Shared->Model, Context, ReportEscapes, Shared->Summaries.get());
+    It->second = Analysis.analyze(FD);
+  }
+  for (const Finding &F : It->second)
     if (isProtocolFinding(F.Kind) == (Reports == Category::Protocol))
       emitOnce(F);
 }

@@ -4,7 +4,8 @@
 // options, the matchers (every function definition and lambda), the bail-out on
 // translation units that do not compile, the per-function flow analysis, and the
 // de-duplication of findings across template instantiations. Each check reports
-// its own category of findings.
+// its own category of findings. Each function is analysed once for both checks: the two share
+// the findings (and the helpers' summaries) of the translation unit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "LinearTypeModel.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
+#include <memory>
 
 namespace linpipe::tidy {
 
@@ -28,11 +30,17 @@ protected:
 
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
   void onStartOfTranslationUnit() override;
+  void registerPPCallbacks(const clang::SourceManager &SM, clang::Preprocessor *PP,
+                           clang::Preprocessor *ModuleExpanderPP) override;
 
   void registerFunctionMatchers(clang::ast_matchers::MatchFinder *Finder);
   void analyzeMatch(const clang::ast_matchers::MatchFinder::MatchResult &Result);
 
 private:
+  struct SharedAnalysis;
+  static std::shared_ptr<SharedAnalysis> sharedFor(const clang::tidy::ClangTidyContext *Context,
+                                                   const LinearAnnotations &Names,
+                                                   bool ReportEscapes);
   static LinearAnnotations readAnnotations(const OptionsView &Options);
   bool shouldAnalyze(const clang::FunctionDecl *FD, const clang::SourceManager &SM) const;
   void analyzeFunction(const clang::FunctionDecl *FD, clang::ASTContext &Context);
@@ -41,6 +49,7 @@ private:
   const Category Reports;
   const bool ReportEscapes;
   LinearTypeModel Model;
+  std::shared_ptr<SharedAnalysis> Shared;
   llvm::DenseSet<const clang::FunctionDecl *> Analyzed;
   llvm::StringSet<> Emitted;
 };

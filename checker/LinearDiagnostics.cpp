@@ -15,7 +15,8 @@ using namespace clang;
 namespace linpipe::tidy {
 
 bool isProtocolFinding(FindingKind Kind) {
-  return Kind == FindingKind::MissingSignal || Kind == FindingKind::DoubleArrival;
+  return Kind == FindingKind::MissingSignal || Kind == FindingKind::DoubleArrival ||
+         Kind == FindingKind::ScopeNeverSignalled;
 }
 
 static unsigned index(ExitKind K) { return static_cast<unsigned>(K); }
@@ -112,6 +113,24 @@ static void emitMissingSignal(clang::tidy::ClangTidyCheck &Check, LinearTypeMode
       << !Signals.empty() << Signals << F.CallName << Arriving << !Arriving.empty();
 }
 
+static void emitScopeNeverSignalled(clang::tidy::ClangTidyCheck &Check, const Finding &F) {
+  Check.diag(F.Loc, "scope '%0' ends its claim without arriving, and no path before this point "
+                    "signals its barrier")
+      << F.Name;
+  if (F.AcquiredLoc.isValid())
+    Check.diag(F.AcquiredLoc, "'%0' acquired here", DiagnosticIDs::Note) << F.Name;
+  Check.diag(F.Loc,
+             "%select{the scope of '%1' ends here|'return' leaves the scope here|'break' leaves "
+             "the scope here|'continue' leaves the scope here|'goto' leaves the scope here|the "
+             "function ends here|the assignment overwrites '%1' here}0",
+             DiagnosticIDs::Note)
+      << index(F.Exit) << F.Name;
+  Check.diag(F.Loc, "call '%0.arrive()' (from the lane that signals) before the scope ends, or "
+                    "use consume(), whose end arrives",
+             DiagnosticIDs::Note)
+      << F.Name;
+}
+
 static void emitDoubleArrival(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Model,
                               const Finding &F) {
   Check.diag(F.Loc, "'%0' arrives on its barrier twice: '%1' arrives again after an earlier "
@@ -140,6 +159,8 @@ void emitFinding(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Model, con
     return emitMissingSignal(Check, Model, F);
   case FindingKind::DoubleArrival:
     return emitDoubleArrival(Check, Model, F);
+  case FindingKind::ScopeNeverSignalled:
+    return emitScopeNeverSignalled(Check, F);
   }
 }
 

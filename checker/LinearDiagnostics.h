@@ -26,6 +26,7 @@ enum class FindingKind {
   Escape,      // linpipe-linear-stage: stored where the analysis cannot follow it
   MissingSignal, // linpipe-stage-protocol: needs_signal consume with no signal before it
   DoubleArrival, // linpipe-stage-protocol: an arriving consume after an arrival
+  ScopeNeverSignalled, // linpipe-stage-protocol: a signal scope ends with no signal before it
 };
 
 /// How a path leaves the scope of a live value. The order is the %select order.

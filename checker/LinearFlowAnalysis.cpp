@@ -11,6 +11,7 @@
 
 #include "LinearFlowAnalysis.h"
 #include "EventCollector.h"
+#include "FunctionSummaries.h"
 #include "FlowSolver.h"
 #include "clang/AST/ParentMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -25,10 +26,15 @@ using namespace flow;
 // LinearFlowAnalysis
 //===----------------------------------------------------------------------===//
 
-std::vector<Finding> LinearFlowAnalysis::analyze(const FunctionDecl *FD) {
+// Collects \p FD's values and events (plus \p Summarised, a reference parameter followed
+// for its summary), builds the CFG and solves; then hands the solver and the collector to
+// \p Done. Done(nullptr, nullptr) when there is nothing to analyse or the analysis gave up.
+template <class Finish>
+auto LinearFlowAnalysis::run(const FunctionDecl *FD, const ParmVarDecl *Summarised, Finish &&Done)
+    -> decltype(Done(nullptr, nullptr)) {
   Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body || isa<CoroutineBodyStmt>(Body))
-    return {};
+    return Done(nullptr, nullptr);
 
   ParentMap PM(Body);
   llvm::SmallPtrSet<const Stmt *, 4> CtorInitRoots;
@@ -41,9 +47,11 @@ std::vector<Finding> LinearFlowAnalysis::analyze(const FunctionDecl *FD) {
         CtorInits.push_back(Init->getInit());
       }
 
-  EventCollector Collector(Model, ReportEscapes, PM, CtorInitRoots);
+  EventCollector Collector(Model, ReportEscapes, PM, CtorInitRoots, Summaries);
   for (const ParmVarDecl *P : FD->parameters())
     Collector.addParameter(P);
+  if (Summarised)
+    Collector.addSummarisedParameter(Summarised);
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->getOverloadedOperator() == OO_Call)
     Collector.addInitCaptures(MD);
   Collector.collectValues(Body);
@@ -53,9 +61,9 @@ std::vector<Finding> LinearFlowAnalysis::analyze(const FunctionDecl *FD) {
     Collector.collectEvents(Init);
   // Nothing linear here: nothing to analyse (the common case, kept cheap).
   if (!HasLinearValues && Collector.Events.empty())
-    return {};
+    return Done(nullptr, nullptr);
   if (Collector.Values.size() > Limits.MaxTrackedValues)
-    return {};
+    return Done(nullptr, nullptr);
 
   CFG::BuildOptions Options;
   Options.AddImplicitDtors = true;
@@ -66,7 +74,7 @@ std::vector<Finding> LinearFlowAnalysis::analyze(const FunctionDecl *FD) {
   Options.setAllAlwaysAdd();
   std::unique_ptr<CFG> G = CFG::buildCFG(FD, Body, &Context, Options);
   if (!G || G->getNumBlockIDs() > Limits.MaxBlocks)
-    return {};
+    return Done(nullptr, nullptr);
 
   // Anchor each event on the CFG element it happens at (or the nearest enclosing one).
   llvm::DenseSet<const Stmt *> InCFG;
@@ -93,8 +101,48 @@ std::vector<Finding> LinearFlowAnalysis::analyze(const FunctionDecl *FD) {
     BodyEnd = CS->getRBracLoc();
   Solver S(*G, Context.getSourceManager(), Collector.Values, EventsAt, ReportEscapes, BodyEnd);
   if (!S.solve(Limits.MaxVisitsPerBlock))
-    return {};
-  return finalize(S.report(), Context.getSourceManager());
+    return Done(nullptr, nullptr);
+  return Done(&S, &Collector);
+}
+
+std::vector<Finding> LinearFlowAnalysis::analyze(const FunctionDecl *FD) {
+  return run(FD, nullptr, [&](Solver *S, EventCollector *) -> std::vector<Finding> {
+    if (!S)
+      return {};
+    return finalize(S->report(), Context.getSourceManager());
+  });
+}
+
+std::optional<ParamSummary> LinearFlowAnalysis::summarize(const FunctionDecl *FD,
+                                                          unsigned ParamIdx) {
+  if (!FD || ParamIdx >= FD->getNumParams())
+    return std::nullopt;
+  const ParmVarDecl *P = FD->getParamDecl(ParamIdx);
+  if (!P->getType()->isLValueReferenceType() ||
+      !Model.isLinear(P->getType().getNonReferenceType()))
+    return std::nullopt;
+  return run(FD, P, [&](Solver *S, EventCollector *C) -> std::optional<ParamSummary> {
+    if (!S)
+      return std::nullopt; // too large, or no fixpoint: the callee stays opaque
+    ParamSummary Summary;
+    const unsigned V = C->Index.lookup(P);
+    const FlowState Exit = S->exitState();
+    if (!Exit.Reachable)
+      return std::nullopt; // never returns: nothing to apply at the call
+    const ValueState &VS = Exit.Values[V];
+    Summary.Signals = VS.EverSignalled;
+    Summary.Arrives = VS.EverArrived;
+    const bool Kept = VS.Bits & Live;
+    const bool Ended = VS.Bits & (Released | Moved);
+    if (VS.Bits & Untracked)
+      Summary.Result = ParamSummary::PassedOn;
+    else if (Ended)
+      Summary.Result = Kept ? ParamSummary::MayConsume : ParamSummary::Consumed;
+    for (const RawFinding &R : S->report())
+      if (R.Value == static_cast<int>(V) && R.F.Kind == FindingKind::MissingSignal)
+        Summary.NeedsSignal = true;
+    return Summary;
+  });
 }
 
 } // namespace linpipe::tidy

@@ -21,6 +21,7 @@
 #include "LinearDiagnostics.h"
 #include "LinearTypeModel.h"
 #include "clang/AST/ASTContext.h"
+#include <optional>
 #include <vector>
 
 namespace linpipe::tidy {
@@ -31,20 +32,35 @@ struct AnalysisLimits {
   unsigned MaxVisitsPerBlock = 64;   // the fixpoint gives up (quietly) past this
 };
 
+class SummaryCache;
+struct ParamSummary;
+
 class LinearFlowAnalysis {
 public:
+  /// \p Summaries: what helpers with bodies in the translation unit do to the stages they
+  /// are given (null: every callee is opaque).
   LinearFlowAnalysis(LinearTypeModel &Model, clang::ASTContext &Context, bool ReportEscapes,
-                     AnalysisLimits Limits = {})
-      : Model(Model), Context(Context), ReportEscapes(ReportEscapes), Limits(Limits) {}
+                     SummaryCache *Summaries = nullptr, AnalysisLimits Limits = {})
+      : Model(Model), Context(Context), ReportEscapes(ReportEscapes), Summaries(Summaries),
+        Limits(Limits) {}
 
   /// The findings in \p FD's body, sorted by location. Empty when the function has
   /// no linear values, or when the analysis gave up (too large, no fixpoint).
   std::vector<Finding> analyze(const clang::FunctionDecl *FD);
 
+  /// What \p FD does to its reference parameter \p ParamIdx (see FunctionSummaries.h);
+  /// nothing when the parameter is not a reference to a linear class or the analysis gave up.
+  std::optional<ParamSummary> summarize(const clang::FunctionDecl *FD, unsigned ParamIdx);
+
 private:
+  template <class Finish>
+  auto run(const clang::FunctionDecl *FD, const clang::ParmVarDecl *Summarised, Finish &&Done)
+      -> decltype(Done(nullptr, nullptr));
+
   LinearTypeModel &Model;
   clang::ASTContext &Context;
   bool ReportEscapes;
+  SummaryCache *Summaries;
   AnalysisLimits Limits;
 };
 

@@ -89,6 +89,35 @@ MethodRole LinearTypeModel::roleOf(const FunctionDecl *FD) {
   return Role;
 }
 
+bool LinearTypeModel::arrivesOnArgument(const FunctionDecl *FD) {
+  if (!FD)
+    return false;
+  // The instantiated declaration carries the condition evaluated for its template arguments.
+  for (const Decl *R : FD->redecls())
+    for (const auto *A : R->specific_attrs<AnnotateAttr>()) {
+      if (A->getAnnotation() != Names.ArrivesArg)
+        continue;
+      if (A->args_size() == 0)
+        return true;
+      const Expr *Cond = *A->args_begin();
+      bool Value = false;
+      if (Cond && !Cond->isValueDependent() &&
+          Cond->EvaluateAsBooleanCondition(Value, FD->getASTContext()))
+        return Value;
+      return false;
+    }
+  return false;
+}
+
+bool LinearTypeModel::makesSignalScope(const FunctionDecl *FD) {
+  if (!FD)
+    return false;
+  if (hasAnnotation(FD, Names.SignalScope))
+    return true;
+  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+  return Pattern && hasAnnotation(Pattern, Names.SignalScope);
+}
+
 bool LinearTypeModel::isHandOff(const FunctionDecl *FD) {
   if (!FD)
     return false;

@@ -26,6 +26,8 @@ struct LinearAnnotations {
   std::string NeedsSignal = "linpipe::needs_signal";
   std::string HandOff = "linpipe::hand_off";
   std::string Acquires = "linpipe::acquires";
+  std::string SignalScope = "linpipe::signal_scope";
+  std::string ArrivesArg = "linpipe::arrives_arg";
 };
 
 /// What calling a member function does to the linear object it is called on.
@@ -34,6 +36,7 @@ struct MethodRole {
   bool Arrives = false;     // arrives on the stage's barrier (arrive(), release())
   bool Signals = false;     // a signalling use (mbar(), arrive())
   bool NeedsSignal = false; // a consume that needs an earlier signal (release_without_signal())
+  bool MayConsume = false;  // ends the obligation on some paths only (a helper's summary)
 };
 
 class LinearTypeModel {
@@ -49,6 +52,13 @@ public:
 
   MethodRole roleOf(const clang::FunctionDecl *FD);
   bool isHandOff(const clang::FunctionDecl *FD);
+  /// A function returning a scope that ends its claim without arriving (consume_explicit()):
+  /// some path must signal through the scope before it ends.
+  bool makesSignalScope(const clang::FunctionDecl *FD);
+  /// A function that takes a stage and arrives on its barrier when it releases it (a lag's
+  /// push(), an epilogue's store() whose release policy arrives): an arrival before the call
+  /// is a second one. `[[clang::annotate("linpipe::arrives_arg", Cond)]]`, Cond a constant.
+  bool arrivesOnArgument(const clang::FunctionDecl *FD);
   /// A constructor that creates an obligation even with no arguments (a holder that must
   /// be flushed); other default constructors make an empty value.
   bool acquires(const clang::CXXConstructorDecl *Ctor);

@@ -270,7 +270,9 @@ class ProducerConsumerPipeline {
     const detail::Claimed slot = claim(Role::consumer);
     return ConsumeScope(*this, slot.stage, slot.lap);
   }
-  LINPIPE_HOST_DEVICE ConsumeExplicitScope consume_explicit() {
+  // Checked by linpipe-stage-protocol: some path must arrive through the scope before it ends.
+  [[clang::annotate("linpipe::signal_scope")]] LINPIPE_HOST_DEVICE ConsumeExplicitScope
+  consume_explicit() {
     wait_consumer();
     const detail::Claimed slot = claim(Role::consumer);
     return ConsumeExplicitScope(*this, slot.stage, slot.lap);

@@ -12,8 +12,22 @@ export module linpipe:release_policies;
 
 export namespace linpipe {
 
+// Whether a policy arrives on the barrier of the stage it releases (`static constexpr bool
+// arrives`): the checker then reports an arrival made before the stage is handed to a lag or
+// an epilogue that releases through it (two arrivals for one claim). A policy that does not
+// say is assumed not to.
+template <class Release>
+inline constexpr bool release_arrives = [] {
+  if constexpr (requires { Release::arrives; }) {
+    return static_cast<bool>(Release::arrives);
+  } else {
+    return false;
+  }
+}();
+
 // release(): every thread that holds the stage arrives on its empty barrier.
 struct ReleaseStage {
+  static constexpr bool arrives = true;
   // Empty-barrier arrivals per phase when every consumer thread of Roles releases each stage.
   template <class Roles>
   static constexpr std::uint32_t empty_arrivals() {
@@ -42,6 +56,7 @@ struct ReleaseToCluster {
 
   std::uint32_t lane;           // this thread's lane, threadIdx.x % 32
   bool signalling_warp = true;  // whether this warp's lanes arrive
+  static constexpr bool arrives = true;  // lane-guarded: one lane of a signalling warp
 
   // Empty-barrier arrivals per phase, in every CTA, when `signalling_warps_per_cta` warps of
   // each CTA release through this policy: each arrives once on every CTA's barrier.
@@ -73,6 +88,7 @@ struct ReleaseToCluster {
 // WarpRoles::sync_consumer() has followed their last read of it.
 struct ReleaseByConsumer {
   bool leader;  // whether this thread arrives: WarpRoles::thread_in_consumer() == 0
+  static constexpr bool arrives = true;
 
   // Empty-barrier arrivals per phase when `consumers` consumers release each stage.
   static constexpr std::uint32_t empty_arrive_count(std::uint32_t consumers) { return consumers; }

@@ -45,7 +45,7 @@ class [[nodiscard]] StageScope {
   // The ring slot this scope holds.
   LINPIPE_HOST_DEVICE std::uint32_t index() const { return index_; }
   // The full barrier (produce()) or the empty barrier (consume scopes) of this slot.
-  LINPIPE_HOST_DEVICE auto mbar() const {
+  [[clang::annotate("linpipe::signals")]] LINPIPE_HOST_DEVICE auto mbar() const {
     if constexpr (is_producer) {
       return pipeline_.producer_mbar(index_);
     } else {
@@ -54,7 +54,8 @@ class [[nodiscard]] StageScope {
   }
   // Arrives on mbar(). Not offered by consume(), whose destructor already arrives: a second
   // arrival would complete the empty barrier's phase early.
-  LINPIPE_HOST_DEVICE void arrive() const {
+  [[clang::annotate("linpipe::signals"), clang::annotate("linpipe::arrives")]] LINPIPE_HOST_DEVICE
+  void arrive() const {
     static_assert(Release != ScopeRelease::consume,
                   "linpipe: a consume() scope arrives on the empty barrier when it ends; to "
                   "arrive yourself (lane-guarded or remote), use consume_explicit()");

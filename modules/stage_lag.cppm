@@ -7,6 +7,13 @@
 // D tiles back has read its slot). Every stage goes through a linear release inside the lag,
 // so the checker follows each one: push() takes the stage (a transfer), and the lag itself is
 // linear: flush() consumes it, and a lag left unflushed on some path is a finding.
+//
+// For -Wconsumed the lag starts 'unknown', not 'unconsumed': a lag lives across loops and is
+// lent to helpers by reference, which make clang forget its state ('unknown'), and clang
+// rejects any loop whose exit state differs from its entry state ("state of 'lag' must match at
+// the entry and exit of loop"). Starting unknown keeps that correct code building; the
+// typestate layer still rejects a push or flush after flush(), and a missing flush() is the
+// linpipe-linear-stage check's (and, in debug builds, the held stages' backstop's).
 module;
 #include "linpipe_macros.h"
 #if defined(__CUDA__)
@@ -27,7 +34,7 @@ export namespace linpipe {
 // (`byval`), so a callee that releases its by-value stage leaves the caller's temporary live,
 // and the debug backstop traps when that temporary dies. Pass stages by `&&` in device code.
 template <class Stage, int Depth, class Release = ReleaseStage>
-class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::linear")]] StageLag {
+class [[nodiscard, clang::consumable(unknown), clang::annotate("linpipe::linear")]] StageLag {
   static_assert(Depth >= 1, "linpipe::StageLag<Stage, Depth>: Depth must be >= 1");
   static_assert(Depth < Stage::num_stages,
                 "linpipe::StageLag<Stage, Depth>: a lag holds Depth stages while the next one is "
@@ -35,7 +42,7 @@ class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::line
                 "the pipeline's NumStages");
 
  public:
-  [[clang::return_typestate(unconsumed), clang::annotate("linpipe::acquires")]] LINPIPE_HOST_DEVICE
+  [[clang::return_typestate(unknown), clang::annotate("linpipe::acquires")]] LINPIPE_HOST_DEVICE
   explicit StageLag(Release release = Release{})
       : release_(release) {}
   StageLag(const StageLag&) = delete;
@@ -44,7 +51,10 @@ class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::line
   [[clang::callable_when("consumed", "unknown")]] LINPIPE_HOST_DEVICE ~StageLag() {}
 
   // Takes `stage`; if Depth stages were already held, the oldest is released first.
-  [[clang::callable_when("unconsumed", "unknown")]] LINPIPE_HOST_DEVICE void push(Stage&& stage) {
+  // (An arrival on `stage` before the push is a second one where Release arrives: reported.)
+  [[clang::callable_when("unconsumed", "unknown"),
+    clang::annotate("linpipe::arrives_arg", release_arrives<Release>)]] LINPIPE_HOST_DEVICE void
+  push(Stage&& stage) {
     if (held_[0].live()) release_(static_cast<Stage&&>(held_[0]));
 #pragma unroll
     for (int i = 0; i + 1 < Depth; ++i) held_[i] = static_cast<Stage&&>(held_[i + 1]);

@@ -74,8 +74,9 @@ class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::line
   // and issues the bulk or TMA store(s) that read the slot (one bulk group); the stage is
   // released once they have read it, Lag stores later.
   template <class Issue>
-  [[clang::callable_when("unconsumed", "unknown")]] LINPIPE_DEVICE void store(Stage&& stage,
-                                                                               Issue&& issue) {
+  [[clang::callable_when("unconsumed", "unknown"),
+    clang::annotate("linpipe::arrives_arg", release_arrives<Release>)]] LINPIPE_DEVICE void
+  store(Stage&& stage, Issue&& issue) {
     ptx::fence_proxy_async_shared_cta();  // 1: this lane's writes, visible to the copy engine
     sync_warp();                          // 2
     if (lane() == 0) {
@@ -92,10 +93,9 @@ class [[nodiscard, clang::consumable(unconsumed), clang::annotate("linpipe::line
   }
 
   // The common case: bytes contiguous bytes of the slot at `slot`, to `global`.
-  [[clang::callable_when("unconsumed", "unknown")]] LINPIPE_DEVICE void store(Stage&& stage,
-                                                                               void* global,
-                                                                               const void* slot,
-                                                                               std::uint32_t bytes) {
+  [[clang::callable_when("unconsumed", "unknown"),
+    clang::annotate("linpipe::arrives_arg", release_arrives<Release>)]] LINPIPE_DEVICE void
+  store(Stage&& stage, void* global, const void* slot, std::uint32_t bytes) {
     store(static_cast<Stage&&>(stage),
           [&] { ptx::cp_async_bulk_shared_to_global(global, slot, bytes); });
   }

@@ -165,6 +165,30 @@ TEST(StageLag, ReleasesTheOldestOncePastDepthThenFlushesInOrder) {
     EXPECT_TRUE(producer.backend().try_empty(s, producer.producer_lap())) << "slot " << s;
 }
 
+// A lag lent to a helper inside a loop, and a loop left by `break`: correct code that builds
+// with -Werror=consumed (as every host test does) and releases every stage.
+template <class Lag, class Stage>
+void retire(Lag& lag, Stage&& stage) {
+  lag.push(std::move(stage));
+}
+TEST(StageLag, LentToAHelperInsideALoopAndLeftByBreak) {
+  Ring<3> ring;
+  auto producer = ring.pipeline();
+  auto consumer = ring.pipeline();
+  fill(ring, producer, 0, 2);
+  linpipe::StageLag<Ring<3>::ConsumerStage, 1> retiring;
+  int taken = 0;
+  for (;;) {
+    if (taken == 2) break;
+    retire(retiring, consumer.acquire_consumer());
+    ++taken;
+  }
+  EXPECT_TRUE(producer.backend().try_empty(0, 2)) << "slot 0 left the lag when slot 1 came";
+  EXPECT_FALSE(producer.backend().try_empty(1, 2)) << "slot 1 is still held";
+  retiring.flush();
+  EXPECT_TRUE(producer.backend().try_empty(1, 2));
+}
+
 // The default release arrives on the empty barrier; a lag flushed early holds fewer.
 TEST(StageLag, DefaultReleaseArrivesAndFlushOfAPartialLag) {
   Ring<3> ring;

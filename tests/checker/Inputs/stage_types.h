@@ -97,15 +97,17 @@ public:
   LP_STEP LP_HD void finish() &&;
 };
 
-// The scoped forms: not annotated, released by their destructor.
+// The scoped forms: not linear, released by their destructor. consume_explicit()'s scope
+// must be signalled through (arrive(), mbar()) on some path before it ends.
 class [[nodiscard]] StageScope {
 public:
   StageScope(const StageScope &) = delete;
   StageScope(StageScope &&) = delete;
   LP_HD ~StageScope();
   LP_HD unsigned index() const;
-  LP_HD Handle mbar() const;
-  LP_HD void arrive() const;
+  [[clang::annotate("linpipe::signals")]] LP_HD Handle mbar() const;
+  [[clang::annotate("linpipe::signals"), clang::annotate("linpipe::arrives")]] LP_HD void
+  arrive() const;
 
 private:
   friend class Pipeline;
@@ -117,7 +119,7 @@ public:
   LP_HD ConsumerStage acquire_consumer();
   LP_HD ProducerStage acquire_producer();
   LP_HD StageScope consume();
-  LP_HD StageScope consume_explicit();
+  [[clang::annotate("linpipe::signal_scope")]] LP_HD StageScope consume_explicit();
   LP_HD StageScope produce();
   LP_HD bool try_wait_consumer();
 };
@@ -130,6 +132,26 @@ public:
   Lag(const Lag &) = delete;
   [[clang::callable_when("consumed", "unknown")]] LP_HD ~Lag();
   LP_USE LP_HD void push(ConsumerStage &&stage);
+  LP_STEP LP_HD void flush();
+};
+
+// Lags whose push() releases through a policy that arrives (or not, or as its template argument
+// says): an arrival before the push is a second one where it does.
+class LP_LINEAR ArrivingLag {
+public:
+  [[clang::return_typestate(unconsumed), clang::annotate("linpipe::acquires")]] LP_HD ArrivingLag();
+  ArrivingLag(const ArrivingLag &) = delete;
+  [[clang::callable_when("consumed", "unknown")]] LP_HD ~ArrivingLag();
+  [[clang::annotate("linpipe::arrives_arg")]] LP_HD void push(ConsumerStage &&stage);
+  LP_STEP LP_HD void flush();
+};
+template <bool Arrives>
+class LP_LINEAR PolicyLag {
+public:
+  [[clang::return_typestate(unconsumed), clang::annotate("linpipe::acquires")]] LP_HD PolicyLag();
+  PolicyLag(const PolicyLag &) = delete;
+  [[clang::callable_when("consumed", "unknown")]] LP_HD ~PolicyLag();
+  [[clang::annotate("linpipe::arrives_arg", Arrives)]] LP_HD void push(ConsumerStage &&stage);
   LP_STEP LP_HD void flush();
 };
 
