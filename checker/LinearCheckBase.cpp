@@ -3,6 +3,7 @@
 #include "LinearCheckBase.h"
 #include "FunctionSummaries.h"
 #include "LinearFlowAnalysis.h"
+#include "ProxyFenceAnalysis.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
@@ -44,7 +45,9 @@ LinearCheckBase::sharedFor(const clang::tidy::ClangTidyContext *Context,
   const Key K{Context,
               Names.Linear + '\n' + Names.Consume + '\n' + Names.Arrives + '\n' + Names.Signals +
                   '\n' + Names.NeedsSignal + '\n' + Names.HandOff + '\n' + Names.Acquires +
-                  '\n' + Names.SignalScope + '\n' + Names.ArrivesArg,
+                  '\n' + Names.SignalScope + '\n' + Names.ArrivesArg + '\n' + Names.Slot +
+                  '\n' + Names.ProxyFence + '\n' + Names.AsyncProxyRead + '\n' +
+                  Names.AsyncProxyWrite,
               ReportEscapes};
   std::lock_guard<std::mutex> Guard(Lock);
   for (auto It = Registry.begin(); It != Registry.end();)
@@ -76,6 +79,12 @@ LinearAnnotations LinearCheckBase::readAnnotations(const OptionsView &Options) {
   A.Acquires = Options.getLocalOrGlobal("AcquireAnnotation", Defaults.Acquires).str();
   A.SignalScope = Options.getLocalOrGlobal("SignalScopeAnnotation", Defaults.SignalScope).str();
   A.ArrivesArg = Options.getLocalOrGlobal("ArrivesArgAnnotation", Defaults.ArrivesArg).str();
+  A.Slot = Options.getLocalOrGlobal("SlotAnnotation", Defaults.Slot).str();
+  A.ProxyFence = Options.getLocalOrGlobal("ProxyFenceAnnotation", Defaults.ProxyFence).str();
+  A.AsyncProxyRead =
+      Options.getLocalOrGlobal("AsyncProxyReadAnnotation", Defaults.AsyncProxyRead).str();
+  A.AsyncProxyWrite =
+      Options.getLocalOrGlobal("AsyncProxyWriteAnnotation", Defaults.AsyncProxyWrite).str();
   return A;
 }
 
@@ -90,6 +99,10 @@ void LinearCheckBase::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opt
   Options.store(Opts, "AcquireAnnotation", A.Acquires);
   Options.store(Opts, "SignalScopeAnnotation", A.SignalScope);
   Options.store(Opts, "ArrivesArgAnnotation", A.ArrivesArg);
+  Options.store(Opts, "SlotAnnotation", A.Slot);
+  Options.store(Opts, "ProxyFenceAnnotation", A.ProxyFence);
+  Options.store(Opts, "AsyncProxyReadAnnotation", A.AsyncProxyRead);
+  Options.store(Opts, "AsyncProxyWriteAnnotation", A.AsyncProxyWrite);
   if (Reports == Category::Linearity)
     Options.store(Opts, "ReportEscapes", ReportEscapes);
 }
@@ -156,6 +169,8 @@ void LinearCheckBase::analyzeFunction(const FunctionDecl *FD, ASTContext &Contex
       Shared->Summaries = std::make_unique<SummaryCache>(Shared->Model, Context);
     LinearFlowAnalysis Analysis(Shared->Model, Context, ReportEscapes, Shared->Summaries.get());
     It->second = Analysis.analyze(FD);
+    for (Finding &F : ProxyFenceAnalysis(Shared->Model, Context).analyze(FD))
+      It->second.push_back(std::move(F));
   }
   for (const Finding &F : It->second)
     if (isProtocolFinding(F.Kind) == (Reports == Category::Protocol))

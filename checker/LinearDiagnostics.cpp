@@ -16,7 +16,7 @@ namespace linpipe::tidy {
 
 bool isProtocolFinding(FindingKind Kind) {
   return Kind == FindingKind::MissingSignal || Kind == FindingKind::DoubleArrival ||
-         Kind == FindingKind::ScopeNeverSignalled;
+         Kind == FindingKind::ScopeNeverSignalled || Kind == FindingKind::UnfencedAsyncProxy;
 }
 
 static unsigned index(ExitKind K) { return static_cast<unsigned>(K); }
@@ -131,6 +131,20 @@ static void emitScopeNeverSignalled(clang::tidy::ClangTidyCheck &Check, const Fi
       << F.Name;
 }
 
+static void emitUnfencedAsyncProxy(clang::tidy::ClangTidyCheck &Check, const Finding &F) {
+  Check.diag(F.Loc, "'%0' %select{reads|overwrites}1 slot memory that generic stores wrote on a "
+                    "path to it with no fence.proxy.async between: the copy engine may see stale "
+                    "bytes")
+      << F.CallName << F.AsyncWrite;
+  if (F.OriginLoc.isValid())
+    Check.diag(F.OriginLoc, "written by generic stores here", DiagnosticIDs::Note);
+  Check.diag(F.Loc, "call linpipe::ptx::fence_proxy_async_shared_cta() after the writes (in every "
+                    "writing thread, then sync them) and before '%0'%select{, or store through "
+                    "linpipe::StoreEpilogue, which does both|}1",
+             DiagnosticIDs::Note)
+      << F.CallName << F.AsyncWrite;
+}
+
 static void emitDoubleArrival(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Model,
                               const Finding &F) {
   Check.diag(F.Loc, "'%0' arrives on its barrier twice: '%1' arrives again after an earlier "
@@ -161,6 +175,8 @@ void emitFinding(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Model, con
     return emitDoubleArrival(Check, Model, F);
   case FindingKind::ScopeNeverSignalled:
     return emitScopeNeverSignalled(Check, F);
+  case FindingKind::UnfencedAsyncProxy:
+    return emitUnfencedAsyncProxy(Check, F);
   }
 }
 

@@ -27,6 +27,7 @@ enum class FindingKind {
   MissingSignal, // linpipe-stage-protocol: needs_signal consume with no signal before it
   DoubleArrival, // linpipe-stage-protocol: an arriving consume after an arrival
   ScopeNeverSignalled, // linpipe-stage-protocol: a signal scope ends with no signal before it
+  UnfencedAsyncProxy, // linpipe-stage-protocol: generic slot writes, then a bulk/TMA access
 };
 
 /// How a path leaves the scope of a live value. The order is the %select order.
@@ -72,6 +73,7 @@ struct Finding {
   bool UsedBeforeDiscard = false; // Discarded: a member was called on it first
   bool MadeByConstructor = false; // Discarded: Name is a class, not a function
   std::string CallName;           // MissingSignal, DoubleArrival: the consuming call
+  bool AsyncWrite = false;        // UnfencedAsyncProxy: a load into the slot (not a store from it)
   const clang::CXXRecordDecl *Record = nullptr; // the linear class, for the fix note
 };
 

@@ -82,6 +82,10 @@ MethodRole LinearTypeModel::roleOf(const FunctionDecl *FD) {
     Role.Arrives |= hasAnnotation(S, Names.Arrives);
     Role.Signals |= hasAnnotation(S, Names.Signals);
     Role.NeedsSignal |= hasAnnotation(S, Names.NeedsSignal);
+    Role.ProxyFence |= hasAnnotation(S, Names.ProxyFence);
+    Role.AsyncProxyRead |= hasAnnotation(S, Names.AsyncProxyRead);
+    Role.AsyncProxyWrite |= hasAnnotation(S, Names.AsyncProxyWrite);
+    Role.Slot |= hasAnnotation(S, Names.Slot);
   }
   // Arriving on the barrier is a signal.
   Role.Signals |= Role.Arrives;

@@ -28,6 +28,10 @@ struct LinearAnnotations {
   std::string Acquires = "linpipe::acquires";
   std::string SignalScope = "linpipe::signal_scope";
   std::string ArrivesArg = "linpipe::arrives_arg";
+  std::string Slot = "linpipe::slot";                      // returns slot memory
+  std::string ProxyFence = "linpipe::proxy_fence";         // fence.proxy.async
+  std::string AsyncProxyRead = "linpipe::async_proxy_read";   // bulk/TMA store from shared
+  std::string AsyncProxyWrite = "linpipe::async_proxy_write"; // bulk/TMA load into shared
 };
 
 /// What calling a member function does to the linear object it is called on.
@@ -37,6 +41,11 @@ struct MethodRole {
   bool Signals = false;     // a signalling use (mbar(), arrive())
   bool NeedsSignal = false; // a consume that needs an earlier signal (release_without_signal())
   bool MayConsume = false;  // ends the obligation on some paths only (a helper's summary)
+  // Shared memory through the async proxy (ProxyFenceAnalysis.h).
+  bool ProxyFence = false;
+  bool AsyncProxyRead = false;
+  bool AsyncProxyWrite = false;
+  bool Slot = false;
 };
 
 class LinearTypeModel {
@@ -52,6 +61,9 @@ public:
 
   MethodRole roleOf(const clang::FunctionDecl *FD);
   bool isHandOff(const clang::FunctionDecl *FD);
+  /// The proxy roles of \p FD (fence, async-proxy read or write, slot accessor).
+  MethodRole proxyRoleOf(const clang::FunctionDecl *FD) { return roleOf(FD); }
+  bool isSlotAccessor(const clang::FunctionDecl *FD) { return FD && roleOf(FD).Slot; }
   /// A function returning a scope that ends its claim without arriving (consume_explicit()):
   /// some path must signal through the scope before it ends.
   bool makesSignalScope(const clang::FunctionDecl *FD);

@@ -23,6 +23,7 @@ export namespace linpipe::ptx {
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar];
 // PTX ISA 8.0, SM_90. Copies size bytes global -> shared; completion adds size transaction
 // bytes to bar (so bar must expect them: arrive_expect_tx / expect_tx).
+[[clang::annotate("linpipe::async_proxy_write")]]
 LINPIPE_DEVICE inline void cp_async_bulk_global_to_shared(void* dst_shared, const void* src_global,
                                                           std::uint32_t size, std::uint64_t* bar) {
 #if __CUDA_ARCH__ >= 900
@@ -41,6 +42,7 @@ LINPIPE_DEVICE inline void cp_async_bulk_global_to_shared(void* dst_shared, cons
 // PTX ISA 8.0, SM_90a. As cp_async_bulk_global_to_shared, but the bytes land at dst's offset
 // in every CTA of the cluster whose bit is set in cta_mask (bit r = rank r), each completing
 // on the mbarrier at bar's offset in that CTA: read once from global memory, delivered to all.
+[[clang::annotate("linpipe::async_proxy_write")]]
 LINPIPE_DEVICE inline void cp_async_bulk_global_to_shared_multicast(void* dst_shared,
                                                                     const void* src_global,
                                                                     std::uint32_t size,
@@ -73,6 +75,7 @@ LINPIPE_DEVICE inline std::uint64_t createpolicy_evict_first() {
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint
 //     [dst], [src], size, [bar], policy;
 // PTX ISA 8.0, SM_90. As cp_async_bulk_global_to_shared, with an L2 policy for the reads.
+[[clang::annotate("linpipe::async_proxy_write")]]
 LINPIPE_DEVICE inline void cp_async_bulk_global_to_shared(void* dst_shared, const void* src_global,
                                                           std::uint32_t size, std::uint64_t* bar,
                                                           std::uint64_t cache_policy) {
@@ -89,6 +92,7 @@ LINPIPE_DEVICE inline void cp_async_bulk_global_to_shared(void* dst_shared, cons
 
 // cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [dst], [src], size, policy;
 // PTX ISA 8.0, SM_90. As cp_async_bulk_shared_to_global, with an L2 policy for the writes.
+[[clang::annotate("linpipe::async_proxy_read")]]
 LINPIPE_DEVICE inline void cp_async_bulk_shared_to_global(void* dst_global, const void* src_shared,
                                                           std::uint32_t size,
                                                           std::uint64_t cache_policy) {
@@ -104,6 +108,7 @@ LINPIPE_DEVICE inline void cp_async_bulk_shared_to_global(void* dst_global, cons
 
 // cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size;
 // PTX ISA 8.0, SM_90. Copies size bytes shared -> global, tracked by the thread's bulk group.
+[[clang::annotate("linpipe::async_proxy_read")]]
 LINPIPE_DEVICE inline void cp_async_bulk_shared_to_global(void* dst_global, const void* src_shared,
                                                           std::uint32_t size) {
 #if __CUDA_ARCH__ >= 900
@@ -156,6 +161,7 @@ LINPIPE_DEVICE inline void cp_async_bulk_wait_group() {
 // fence.proxy.async.shared::cta;
 // PTX ISA 8.0, SM_90. Orders this thread's generic-proxy shared-memory accesses with later
 // async-proxy ones (the copy engine, TMA, wgmma reading shared memory).
+[[clang::annotate("linpipe::proxy_fence")]]
 LINPIPE_DEVICE inline void fence_proxy_async_shared_cta() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");

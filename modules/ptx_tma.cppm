@@ -28,6 +28,7 @@ export namespace linpipe::ptx {
 //     [dst], [tensor_map, {c0, c1}], [bar];
 // PTX ISA 8.0, SM_90. Loads the box at (c0, c1) into dst (aligned as the map's swizzle needs);
 // the bytes complete_tx on bar.
+[[clang::annotate("linpipe::async_proxy_write")]]
 LINPIPE_DEVICE inline void tma_load_2d(void* dst_shared, const void* tensor_map, std::int32_t c0,
                                        std::int32_t c1, std::uint64_t* bar) {
 #if __CUDA_ARCH__ >= 900
@@ -45,6 +46,7 @@ LINPIPE_DEVICE inline void tma_load_2d(void* dst_shared, const void* tensor_map,
 //     [dst], [tensor_map, {c0, c1, c2}], [bar];
 // PTX ISA 8.0, SM_90. As tma_load_2d through a 3-D map (encode_tensor_map_3d): the box at
 // column c0, row c1 of plane c2.
+[[clang::annotate("linpipe::async_proxy_write")]]
 LINPIPE_DEVICE inline void tma_load_3d(void* dst_shared, const void* tensor_map, std::int32_t c0,
                                        std::int32_t c1, std::int32_t c2, std::uint64_t* bar) {
 #if __CUDA_ARCH__ >= 900
@@ -63,6 +65,7 @@ LINPIPE_DEVICE inline void tma_load_3d(void* dst_shared, const void* tensor_map,
 //     [dst], [tensor_map, {c0, c1}], [bar], cta_mask;
 // PTX ISA 8.0, SM_90. As tma_load_2d, but the box lands at the same shared offset (dst, bar) in
 // every CTA of the cluster whose bit is set in cta_mask, completing on each one's bar.
+[[clang::annotate("linpipe::async_proxy_write")]]
 LINPIPE_DEVICE inline void tma_load_2d_multicast(void* dst_shared, const void* tensor_map,
                                                  std::int32_t c0, std::int32_t c1,
                                                  std::uint64_t* bar, std::uint16_t cta_mask) {
@@ -84,6 +87,7 @@ LINPIPE_DEVICE inline void tma_load_2d_multicast(void* dst_shared, const void* t
 // cp_async_bulk_wait_group_read<N>() says when src may be written again. Writes to src by
 // other threads must be made visible to the async proxy first (fence_proxy_async_shared_cta()
 // by each writer, then a barrier).
+[[clang::annotate("linpipe::async_proxy_read")]]
 LINPIPE_DEVICE inline void tma_store_2d(const void* tensor_map, std::int32_t c0, std::int32_t c1,
                                         const void* src_shared) {
 #if __CUDA_ARCH__ >= 900

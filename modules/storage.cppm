@@ -121,12 +121,16 @@ struct PipelineStorage {
   }
 
   // The whole ring of the I-th tile type, or of type Tile: Tile (&)[NumStages].
+  // (Slot accessors carry linpipe::slot: linpipe-stage-protocol follows generic writes to
+  // what they return, for its proxy-fence rule.)
   template <std::size_t I>
+  [[clang::annotate("linpipe::slot")]]
   LINPIPE_HOST_DEVICE auto& ring() {
     static_assert(I < sizeof...(Tiles), "linpipe::PipelineStorage::ring<I>: I is past the last tile type");
     return detail::ring_at<I>(rings);
   }
   template <class Tile>
+  [[clang::annotate("linpipe::slot")]]
   LINPIPE_HOST_DEVICE auto& ring() {
     static_assert(detail::count_of<Tile, Tiles...> == 1,
                   "linpipe::PipelineStorage::ring<Tile>: Tile must be exactly one of the storage's "
@@ -137,10 +141,12 @@ struct PipelineStorage {
   // The slot a live stage (a ProducerStage or ConsumerStage) owns in the ring of the I-th tile
   // type, or of type Tile. -Wconsumed flags a call with a stage already released.
   template <std::size_t I, detail::SlotOwner Stage>
+  [[clang::annotate("linpipe::slot")]]
   LINPIPE_HOST_DEVICE auto& slot(const Stage& stage [[clang::param_typestate(unconsumed)]]) {
     return ring<I>()[stage.index()];
   }
   template <class Tile, detail::SlotOwner Stage>
+  [[clang::annotate("linpipe::slot")]]
   LINPIPE_HOST_DEVICE Tile& slot(const Stage& stage [[clang::param_typestate(unconsumed)]]) {
     return ring<Tile>()[stage.index()];
   }
@@ -148,9 +154,11 @@ struct PipelineStorage {
   // One tile type: storage[stage] is slot<0>(stage), storage[n] the n-th slot.
   template <detail::SlotOwner Stage>
     requires(sizeof...(Tiles) == 1)
+  [[clang::annotate("linpipe::slot")]]
   LINPIPE_HOST_DEVICE auto& operator[](const Stage& stage [[clang::param_typestate(unconsumed)]]) {
     return ring<0>()[stage.index()];
   }
+  [[clang::annotate("linpipe::slot")]]
   LINPIPE_HOST_DEVICE auto& operator[](std::uint32_t n)
     requires(sizeof...(Tiles) == 1)
   {

@@ -168,6 +168,27 @@ public:
 template <int N>
 LP_HD Slot<N> make_slot();
 
+// Shared memory the copy engine reads or writes (the proxy-fence rule): a ring of slots, the
+// bulk/TMA operations on them, and the fence between generic and async-proxy accesses.
+struct alignas(16) Tile {
+  float values[256];
+  LP_HD void clear();
+  LP_HD float sum() const;
+};
+struct Ring {
+  [[clang::annotate("linpipe::slot")]] LP_HD Tile &operator[](const ConsumerStage &stage);
+  [[clang::annotate("linpipe::slot")]] LP_HD Tile &slot(unsigned index);
+};
+namespace ptx {
+[[clang::annotate("linpipe::async_proxy_read")]] LP_HD void
+cp_async_bulk_shared_to_global(void *dst_global, const void *src_shared, unsigned bytes);
+[[clang::annotate("linpipe::async_proxy_write")]] LP_HD void
+cp_async_bulk_global_to_shared(void *dst_shared, const void *src_global, unsigned bytes);
+[[clang::annotate("linpipe::proxy_fence")]] LP_HD void fence_proxy_async_shared_cta();
+} // namespace ptx
+LP_HD void fill(float *out, unsigned count);
+LP_HD float total(const float *in, unsigned count);
+
 // Sinks: by value and by rvalue reference take the obligation; by lvalue reference borrows.
 LP_HD void take_consumer(ConsumerStage stage);
 LP_HD void take_consumer_rvalue(ConsumerStage &&stage);
