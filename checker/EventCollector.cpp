@@ -140,7 +140,10 @@ void EventCollector::addBindings(const DecompositionDecl *DD) {
   if (Kind != InitKind::Fresh)
     return;
   for (const BindingDecl *B : DD->bindings()) {
-    const CXXRecordDecl *RD = Model.linearRecord(B->getType().getNonReferenceType());
+    // A binding of reference type (a std::pair<Stage &, int>) names someone else's stage.
+    if (B->getType().isNull() || B->getType()->isReferenceType())
+      continue;
+    const CXXRecordDecl *RD = Model.linearRecord(B->getType());
     if (!RD)
       continue;
     addValue(B, RD, /*IsParameter=*/false, InitKind::Fresh, -1);

@@ -12,7 +12,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include <algorithm>
-#include <set>
+#include <optional>
 
 using namespace clang;
 
@@ -32,7 +32,10 @@ class AccessCollector : public RecursiveASTVisitor<AccessCollector> {
   using Base = RecursiveASTVisitor<AccessCollector>;
 
 public:
-  explicit AccessCollector(LinearTypeModel &Model) : Model(Model) {}
+  explicit AccessCollector(LinearTypeModel &Model, unsigned Depth = 0)
+      : Model(Model), Depth(Depth) {}
+  // Follow writes through \p D as through slot memory (a callee's pointer parameter).
+  void seed(const Decl *D) { Slots.insert(D); }
 
   std::vector<std::pair<const Stmt *, Access>> Accesses;
   bool HasAsync = false;
@@ -95,13 +98,40 @@ public:
       if (PT.isNull() || !(PT->isPointerType() || PT->isLValueReferenceType()) ||
           PT->getPointeeType().isConstQualified())
         continue;
-      if (derived(CE->getArg(I)))
+      if (derived(CE->getArg(I)) && mayWriteThrough(FD, CE, I))
         return add(CE, AccessKind::GenericWrite, CE->getArg(I)->getBeginLoc());
     }
     return true;
   }
+  // Inline assembly given slot memory (an address operand) may write it.
+  bool VisitGCCAsmStmt(GCCAsmStmt *Asm) {
+    for (unsigned I = 0; I < Asm->getNumInputs(); ++I)
+      if (derived(Asm->getInputExpr(I)))
+        return add(Asm, AccessKind::GenericWrite, Asm->getAsmLoc());
+    for (unsigned I = 0; I < Asm->getNumOutputs(); ++I)
+      if (derived(Asm->getOutputExpr(I)))
+        return add(Asm, AccessKind::GenericWrite, Asm->getAsmLoc());
+    return true;
+  }
 
 private:
+  // Whether the callee may write through its parameter for argument \p ArgIdx: a body this
+  // translation unit has is searched for writes through it (two levels down); any other
+  // callee (no body, a module's or a system header's) is assumed to.
+  bool mayWriteThrough(const FunctionDecl *FD, const CallExpr *CE, unsigned ArgIdx) const {
+    const FunctionDecl *Def = nullptr;
+    std::optional<unsigned> ParamIdx = flow::paramIndexAt(CE, FD, ArgIdx);
+    if (!FD || !ParamIdx || !FD->hasBody(Def) || !Def || *ParamIdx >= Def->getNumParams() ||
+        Def->isFromASTFile() || Depth >= 2 || FD->isVariadic())
+      return true;
+    AccessCollector Callee(Model, Depth + 1);
+    Callee.seed(Def->getParamDecl(*ParamIdx));
+    Callee.TraverseStmt(Def->getBody());
+    return llvm::any_of(Callee.Accesses, [](const auto &A) {
+      return A.second.Kind == AccessKind::GenericWrite;
+    });
+  }
+
   bool add(const Stmt *S, AccessKind Kind, SourceLocation Loc,
            const FunctionDecl *Callee = nullptr) {
     Accesses.push_back({S, {Kind, Loc, Callee}});
@@ -148,6 +178,7 @@ private:
   }
 
   LinearTypeModel &Model;
+  unsigned Depth;
   llvm::DenseSet<const Decl *> Slots;
 };
 

@@ -11,9 +11,10 @@
 // For -Wconsumed the lag starts 'unknown', not 'unconsumed': a lag lives across loops and is
 // lent to helpers by reference, which make clang forget its state ('unknown'), and clang
 // rejects any loop whose exit state differs from its entry state ("state of 'lag' must match at
-// the entry and exit of loop"). Starting unknown keeps that correct code building; the
-// typestate layer still rejects a push or flush after flush(), and a missing flush() is the
-// linpipe-linear-stage check's (and, in debug builds, the held stages' backstop's).
+// the entry and exit of loop"). Starting unknown keeps that correct code building (a loop left
+// by `break` with a direct push still trips a clang bug: README, "What -Wconsumed gets wrong");
+// the typestate layer still rejects a push or flush after flush(), and a missing flush() is
+// the linpipe-linear-stage check's (and, in debug builds, the held stages' backstop's).
 module;
 #include "linpipe_macros.h"
 #if defined(__CUDA__)

@@ -77,3 +77,23 @@ void loadedThenRead(Ring &ring, const float *in, float *sums) {
   ptx::cp_async_bulk_global_to_shared(ring.slot(1).values, in, sizeof(Tile));
   sums[1] = ring.slot(1).sum();
 }
+
+// A helper with a non-const pointer that only reads through it writes nothing; one that
+// writes through it does.
+float peek(float *values) { return values[0] + values[1]; }
+void scale(float *values) { values[0] *= 2.0f; }
+
+// Good: only a read-only helper between the load and the store.
+void readOnlyHelperThenStored(Ring &ring, float *out, float *sums) {
+  sums[2] = peek(ring.slot(2).values);
+  ptx::cp_async_bulk_shared_to_global(out, ring.slot(2).values, sizeof(Tile));
+}
+
+// Bad: a helper that writes through its pointer, then the store.
+void writingHelperThenStored(Ring &ring, float *out) {
+  scale(ring.slot(3).values);
+  ptx::cp_async_bulk_shared_to_global(out, ring.slot(3).values, sizeof(Tile));
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'cp_async_bulk_shared_to_global' reads slot memory that generic stores wrote on a path to it with no fence.proxy.async between: the copy engine may see stale bytes [linpipe-stage-protocol]
+  // CHECK-NOTES: :[[@LINE-3]]:9: note: written by generic stores here
+  // CHECK-NOTES: :[[@LINE-3]]:3: note: call linpipe::ptx::fence_proxy_async_shared_cta() after the writes (in every writing thread, then sync them) and before 'cp_async_bulk_shared_to_global', or store through linpipe::StoreEpilogue, which does both
+}

@@ -66,3 +66,9 @@ void everyBindingReleased(Pipeline &pipe) {
   work(static_cast<unsigned>(tag));
   stage.release();
 }
+
+// Good: bindings of reference type name stages owned elsewhere.
+void referenceBindings(ConsumerStage &held) {
+  auto [stage, tag] = std::pair<ConsumerStage &, int>(held, 1);
+  work(stage.index() + static_cast<unsigned>(tag));
+}

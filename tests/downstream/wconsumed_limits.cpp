@@ -1,10 +1,10 @@
-// Correct code that clang's -Wconsumed rejects (README, "What -Wconsumed gets wrong"): a stage
-// passed by value to another class's constructor (clang does not follow the arguments of such
-// constructors, so the parameter looks leaked). linpipe's own check accepts it. A project may
-// lower -Wconsumed for such code (LINPIPE_CONSUMED_AS_ERROR OFF, then its own -Wno-consumed);
-// without the opt-out, -Werror=consumed still stops it (run_downstream.cmake checks both). The
-// StageLag in a loop left by `break` below used to be a second such shape; the lag now starts
-// 'unknown' for -Wconsumed, so it builds either way.
+// Correct code that clang's -Wconsumed rejects, in two shapes (README, "What -Wconsumed gets
+// wrong"): a stage passed by value to another class's constructor (clang does not follow the
+// arguments of such constructors, so the parameter looks leaked), and a StageLag in a loop left
+// by `break` (the analysis loses the lag's state across the break). linpipe's own check accepts
+// both. A project may lower -Wconsumed for such code (LINPIPE_CONSUMED_AS_ERROR OFF, then its
+// own -Wno-consumed); without the opt-out, -Werror=consumed still stops it (run_downstream.cmake
+// checks both).
 import linpipe;
 
 #include <cstdio>
