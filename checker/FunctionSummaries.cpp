@@ -21,7 +21,9 @@ std::optional<ParamSummary> SummaryCache::lookup(const FunctionDecl *Callee, uns
   const SourceManager &SM = Context.getSourceManager();
   if (Def->isFromASTFile() || Def->isDependentContext() || SM.isInSystemHeader(Def->getLocation()))
     return std::nullopt;
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(Def); MD && Model.isLinearClass(MD->getParent()))
+  // A virtual member may be overridden: the body here need not be the one called.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Def);
+      MD && (Model.isLinearClass(MD->getParent()) || MD->isVirtual()))
     return std::nullopt;
   const auto Key = std::make_pair(Def, ParamIdx);
   if (auto It = Cache.find(Key); It != Cache.end())

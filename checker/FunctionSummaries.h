@@ -8,8 +8,9 @@
 // release and `signal(stage); stage.release_without_signal();` is signalled.
 //
 // Summaries are computed on demand, cached per translation unit, and bounded: callees in
-// system headers or in a module's BMI, callees whose own summaries nest deeper than
-// MaxDepth, and recursive calls stay opaque (an opaque callee borrows the stage, as before).
+// system headers or in a module's BMI, virtual members, callees whose own summaries nest
+// deeper than MaxDepth, and recursive calls stay opaque (an opaque callee borrows the stage,
+// as before).
 //
 //===----------------------------------------------------------------------===//
 

@@ -144,3 +144,17 @@ void lambdaReleases(Pipeline &pipe) {
   auto end = [](ConsumerStage &s) { s.release(); };
   end(stage);
 }
+
+// Good: a virtual member may be overridden (here by one that only looks), so it stays opaque:
+// a borrow, and the caller's release is the release.
+struct Retirer {
+  virtual void retire(ConsumerStage &stage) { stage.release(); }
+};
+struct Looker : Retirer {
+  void retire(ConsumerStage &stage) override { work(stage.index()); }
+};
+void throughAVirtualMember(Pipeline &pipe, Retirer &retirer) {
+  auto stage = pipe.acquire_consumer();
+  retirer.retire(stage);
+  stage.release();
+}
