@@ -219,6 +219,12 @@ Flow FlowClassifier::fromCall(const CallExpr *CE, const Expr *Cur, bool Prvalue)
   F.Loc = CE->getExprLoc();
   F.Callee = FD;
   F.ArrivesAfter = Model.arrivesOnArgument(FD);
+  // A callee whose body releases what it is given with an arrival (release(), a push into an
+  // arriving lag) arrives again after an arrival made here.
+  if (!F.ArrivesAfter && Summaries && FD)
+    if (std::optional<unsigned> ParamIdx = paramIndexAt(CE, FD, *ArgIdx))
+      if (std::optional<ParamSummary> S = Summaries->lookup(FD, *ParamIdx))
+        F.ArrivesAfter = S->Arrives;
   return F;
 }
 

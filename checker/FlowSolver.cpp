@@ -222,6 +222,7 @@ void Solver::applyEvent(const Event &E, FlowState &State, std::vector<RawFinding
     return;
   }
   case EventKind::Move:
+    VS.EverArrived |= E.ArrivesAfter;
     if (Out && E.ArrivesAfter && E.Callee && (VS.Bits & Live) && !(VS.Bits & Untracked) &&
         VS.MayArrived) {
       RawFinding R = findingAt(FindingKind::DoubleArrival, E);

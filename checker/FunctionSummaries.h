@@ -3,7 +3,8 @@
 // What a helper does to a stage it receives by reference, when the translation unit has its
 // body: released (or moved on) on every path, on some paths only, passed where the analysis
 // does not follow, or borrowed; and whether it signals or arrives on the stage's barrier, and
-// whether its release needs a signal from the caller. A call site applies the summary as if
+// whether its release needs a signal from the caller. For a stage given by value or rvalue
+// reference (the callee's to release), only whether the callee arrives on it. A call site applies the summary as if
 // the helper's effect happened there, so `finish(stage); stage.release();` is a double
 // release and `signal(stage); stage.release_without_signal();` is signalled.
 //

@@ -118,20 +118,29 @@ std::optional<ParamSummary> LinearFlowAnalysis::summarize(const FunctionDecl *FD
   if (!FD || ParamIdx >= FD->getNumParams())
     return std::nullopt;
   const ParmVarDecl *P = FD->getParamDecl(ParamIdx);
-  if (!P->getType()->isLValueReferenceType() ||
-      !Model.isLinear(P->getType().getNonReferenceType()))
+  if (!Model.isLinear(P->getType().getNonReferenceType()))
     return std::nullopt;
+  // A stage given by value or by rvalue reference is the callee's to release (checked where
+  // it is defined): its summary says only whether that release arrives.
+  const bool Given = !P->getType()->isLValueReferenceType();
   return run(FD, P, [&](Solver *S, EventCollector *C) -> std::optional<ParamSummary> {
     if (!S)
       return std::nullopt; // too large, or no fixpoint: the callee stays opaque
     ParamSummary Summary;
-    const unsigned V = C->Index.lookup(P);
+    auto It = C->Index.find(P);
+    if (It == C->Index.end())
+      return std::nullopt;
+    const unsigned V = It->second;
     const FlowState Exit = S->exitState();
     if (!Exit.Reachable)
       return std::nullopt; // never returns: nothing to apply at the call
     const ValueState &VS = Exit.Values[V];
     Summary.Signals = VS.EverSignalled;
     Summary.Arrives = VS.EverArrived;
+    if (Given) {
+      Summary.Result = ParamSummary::Consumed;
+      return Summary;
+    }
     const bool Kept = VS.Bits & Live;
     const bool Ended = VS.Bits & (Released | Moved);
     if (VS.Bits & Untracked)

@@ -38,7 +38,8 @@ struct ReleaseStage {
     return releasing_threads;
   }
   template <class Stage>
-  LINPIPE_HOST_DEVICE void operator()(Stage&& stage) const {
+  [[clang::annotate("linpipe::arrives_arg", arrives)]] LINPIPE_HOST_DEVICE void operator()(
+      Stage&& stage) const {
     stage.release();
   }
 };
@@ -70,7 +71,8 @@ struct ReleaseToCluster {
   }
 
   template <class Stage>
-  LINPIPE_HOST_DEVICE void operator()(Stage&& stage) const {
+  [[clang::annotate("linpipe::arrives_arg", arrives)]] LINPIPE_HOST_DEVICE void operator()(
+      Stage&& stage) const {
     if (signalling_warp) {
       if constexpr (ClusterCtas == 1) {
         if (lane == 0) stage.arrive();
@@ -99,7 +101,8 @@ struct ReleaseByConsumer {
   }
 
   template <class Stage>
-  LINPIPE_HOST_DEVICE void operator()(Stage&& stage) const {
+  [[clang::annotate("linpipe::arrives_arg", arrives)]] LINPIPE_HOST_DEVICE void operator()(
+      Stage&& stage) const {
     if (leader) stage.arrive();
     stage.release_without_signal();
   }

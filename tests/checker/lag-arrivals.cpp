@@ -31,6 +31,39 @@ void arrivedThenPushedIntoAPolicyLag(Pipeline &pipe) {
   lag.flush();
 }
 
+// Helpers the translation unit can see, given the stage to release.
+void releaseIt(ConsumerStage stage) { stage.release(); }
+void endItQuietly(ConsumerStage &&stage) { stage.release_without_signal(); }
+void retire(ArrivingLag &lag, ConsumerStage &&stage) { lag.push(std::move(stage)); }
+
+// Bad: arrived, then given to a sink whose release() arrives again.
+void arrivedThenGivenToAReleasingSink(Pipeline &pipe) {
+  auto stage = pipe.acquire_consumer();
+  stage.arrive();
+  releaseIt(std::move(stage));
+  // CHECK-NOTES: :[[@LINE-1]]:23: warning: 'stage' arrives on its barrier twice: 'releaseIt' arrives again after an earlier arrival [linpipe-stage-protocol]
+  // CHECK-NOTES: :[[@LINE-3]]:3: note: first arrival here
+  // CHECK-NOTES: :[[@LINE-3]]:23: note: after an explicit arrival, end with release_without_signal(), which does not arrive
+}
+
+// Bad: arrived, then handed to a helper that pushes it into an arriving lag.
+void arrivedThenRetiredThroughAHelper(Pipeline &pipe, ArrivingLag &lag, int lane) {
+  auto stage = pipe.acquire_consumer();
+  if (lane == 0)
+    stage.arrive();
+  retire(lag, std::move(stage));
+  // CHECK-NOTES: :[[@LINE-1]]:25: warning: 'stage' arrives on its barrier twice: 'retire' arrives again after an earlier arrival [linpipe-stage-protocol]
+  // CHECK-NOTES: :[[@LINE-3]]:5: note: first arrival here
+  // CHECK-NOTES: :[[@LINE-3]]:25: note: after an explicit arrival, end with release_without_signal(), which does not arrive
+}
+
+// Good: arrived, then given to a sink that ends it without arriving.
+void arrivedThenEndedQuietlyBySink(Pipeline &pipe) {
+  auto stage = pipe.acquire_consumer();
+  stage.arrive();
+  endItQuietly(std::move(stage));
+}
+
 // Good: pushed without an arrival of its own.
 void pushedOnly(Pipeline &pipe) {
   ArrivingLag lag;
