@@ -126,21 +126,28 @@ bool Solver::reportUseAfter(unsigned V, const ValueState &VS, bool IsConsume,
   return true;
 }
 
+// A finding of this kind about value V where a path leaves its scope.
+RawFinding Solver::findingAtExit(FindingKind Kind, unsigned V, const ValueState &VS,
+                                 ExitKind Exit, SourceLocation Loc) const {
+  RawFinding R;
+  R.Value = V;
+  R.F.Kind = Kind;
+  R.F.Loc = Loc;
+  R.F.Name = Values[V].Name;
+  R.F.Record = Values[V].Record;
+  R.F.Exit = Exit;
+  R.F.AcquiredLoc = VS.AcquiredAt;
+  return R;
+}
+
 void Solver::reportNotReleased(unsigned V, const ValueState &VS, ExitKind Exit,
                                SourceLocation Loc, std::vector<RawFinding> *Out) const {
   if (!Out || !(VS.Bits & Live) || (VS.Bits & Untracked))
     return;
-  RawFinding R;
-  R.Value = V;
-  R.F.Kind = FindingKind::NotReleased;
-  R.F.Loc = Loc;
-  R.F.Name = Values[V].Name;
-  R.F.Record = Values[V].Record;
+  RawFinding R = findingAtExit(FindingKind::NotReleased, V, VS, Exit, Loc);
   R.F.IsParameter = Values[V].IsParameter;
   R.F.Received = Values[V].Received;
   R.F.Definite = !(VS.Bits & (Empty | Released | Moved));
-  R.F.Exit = Exit;
-  R.F.AcquiredLoc = VS.AcquiredAt;
   R.F.SwappedLoc = VS.SwappedAt;
   Out->push_back(std::move(R));
 }
@@ -149,15 +156,7 @@ void Solver::reportScopeNeverSignalled(unsigned V, const ValueState &VS, ExitKin
                                        SourceLocation Loc, std::vector<RawFinding> *Out) const {
   if (!Out || !(VS.Bits & Live) || VS.MaySignalled)
     return;
-  RawFinding R;
-  R.Value = V;
-  R.F.Kind = FindingKind::ScopeNeverSignalled;
-  R.F.Loc = Loc;
-  R.F.Name = Values[V].Name;
-  R.F.Record = Values[V].Record;
-  R.F.Exit = Exit;
-  R.F.AcquiredLoc = VS.AcquiredAt;
-  Out->push_back(std::move(R));
+  Out->push_back(findingAtExit(FindingKind::ScopeNeverSignalled, V, VS, Exit, Loc));
 }
 
 RawFinding Solver::findingAt(FindingKind Kind, const Event &E) const {

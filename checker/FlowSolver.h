@@ -82,6 +82,8 @@ private:
   void applyEvent(const Event &E, FlowState &State, std::vector<RawFinding> *Out) const;
   // A finding of this kind about the value an event touches, located at the event.
   RawFinding findingAt(FindingKind Kind, const Event &E) const;
+  RawFinding findingAtExit(FindingKind Kind, unsigned V, const ValueState &VS, ExitKind Exit,
+                           SourceLocation Loc) const;
   void acquire(unsigned V, InitKind Init, int Source, SourceLocation At,
                FlowState &State) const;
   void endLifetime(const VarDecl *VD, const Stmt *Trigger, FlowState &State,

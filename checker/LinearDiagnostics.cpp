@@ -31,6 +31,16 @@ static void emitSwapNote(clang::tidy::ClangTidyCheck &Check, const Finding &F) {
         << F.Name;
 }
 
+// Where the path leaves the value's scope (or overwrites it).
+static void emitExitNote(clang::tidy::ClangTidyCheck &Check, const Finding &F) {
+  Check.diag(F.Loc,
+             "%select{the scope of '%1' ends here|'return' leaves the scope here|'break' leaves "
+             "the scope here|'continue' leaves the scope here|'goto' leaves the scope here|the "
+             "function ends here|the assignment overwrites '%1' here}0",
+             DiagnosticIDs::Note)
+      << index(F.Exit) << F.Name;
+}
+
 static void emitNotReleased(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Model,
                             const Finding &F) {
   const bool Overwritten = F.Exit == ExitKind::Assignment;
@@ -47,12 +57,7 @@ static void emitNotReleased(clang::tidy::ClangTidyCheck &Check, LinearTypeModel 
                DiagnosticIDs::Note)
         << F.Name << (F.IsParameter ? (F.Received == ReceivedAs::InitCapture ? 2 : 1) : 0);
   emitSwapNote(Check, F);
-  Check.diag(F.Loc,
-             "%select{the scope of '%1' ends here|'return' leaves the scope here|'break' leaves "
-             "the scope here|'continue' leaves the scope here|'goto' leaves the scope here|the "
-             "function ends here|the assignment overwrites '%1' here}0",
-             DiagnosticIDs::Note)
-      << index(F.Exit) << F.Name;
+  emitExitNote(Check, F);
   const unsigned FixVariant = Overwritten ? 2 : (F.IsParameter ? 1 : 0);
   Check.diag(F.Loc,
              "%select{call %0 before leaving the scope|call %0, or move '%1' on, before leaving "
@@ -119,12 +124,7 @@ static void emitScopeNeverSignalled(clang::tidy::ClangTidyCheck &Check, const Fi
       << F.Name;
   if (F.AcquiredLoc.isValid())
     Check.diag(F.AcquiredLoc, "'%0' acquired here", DiagnosticIDs::Note) << F.Name;
-  Check.diag(F.Loc,
-             "%select{the scope of '%1' ends here|'return' leaves the scope here|'break' leaves "
-             "the scope here|'continue' leaves the scope here|'goto' leaves the scope here|the "
-             "function ends here|the assignment overwrites '%1' here}0",
-             DiagnosticIDs::Note)
-      << index(F.Exit) << F.Name;
+  emitExitNote(Check, F);
   Check.diag(F.Loc, "call '%0.arrive()' (from the lane that signals) before the scope ends, or "
                     "use consume(), whose end arrives",
              DiagnosticIDs::Note)

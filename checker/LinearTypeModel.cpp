@@ -113,23 +113,23 @@ bool LinearTypeModel::arrivesOnArgument(const FunctionDecl *FD) {
   return false;
 }
 
-bool LinearTypeModel::makesSignalScope(const FunctionDecl *FD) {
+// On the function, or on the template it was instantiated from.
+bool LinearTypeModel::functionHasAnnotation(const FunctionDecl *FD,
+                                            llvm::StringRef Annotation) const {
   if (!FD)
     return false;
-  if (hasAnnotation(FD, Names.SignalScope))
+  if (hasAnnotation(FD, Annotation))
     return true;
   const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
-  return Pattern && hasAnnotation(Pattern, Names.SignalScope);
+  return Pattern && hasAnnotation(Pattern, Annotation);
+}
+
+bool LinearTypeModel::makesSignalScope(const FunctionDecl *FD) {
+  return functionHasAnnotation(FD, Names.SignalScope);
 }
 
 bool LinearTypeModel::isHandOff(const FunctionDecl *FD) {
-  if (!FD)
-    return false;
-  if (hasAnnotation(FD, Names.HandOff))
-    return true;
-  if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
-    return hasAnnotation(Pattern, Names.HandOff);
-  return false;
+  return functionHasAnnotation(FD, Names.HandOff);
 }
 
 bool LinearTypeModel::acquires(const CXXConstructorDecl *Ctor) {

@@ -88,6 +88,7 @@ public:
 
 private:
   bool hasAnnotation(const clang::Decl *D, llvm::StringRef Annotation) const;
+  bool functionHasAnnotation(const clang::FunctionDecl *FD, llvm::StringRef Annotation) const;
   bool recordIsLinear(const clang::CXXRecordDecl *RD, unsigned Depth);
   template <class Pred>
   std::string methodNames(const clang::CXXRecordDecl *RD, Pred Keep);
