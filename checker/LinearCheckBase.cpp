@@ -59,12 +59,37 @@ LinearCheckBase::sharedFor(const clang::tidy::ClangTidyContext *Context,
   return Made;
 }
 
+// Whether the translation unit compiled, decided once per unit for every linpipe check of a
+// clang-tidy context, before any of them reports: in clangd the checks' diagnostics go to the
+// compiler's own engine, so a finding reported as an error (FindingSeverity: error) would
+// otherwise look like a compile error to the checks that run after it.
+struct LinearCheckBase::UnitState {
+  bool Decided = false;
+  bool BailOut = false;
+};
+
+std::shared_ptr<LinearCheckBase::UnitState>
+LinearCheckBase::unitStateFor(const clang::tidy::ClangTidyContext *Context) {
+  static std::mutex Lock;
+  static std::map<const void *, std::weak_ptr<UnitState>> Registry;
+  std::lock_guard<std::mutex> Guard(Lock);
+  for (auto It = Registry.begin(); It != Registry.end();)
+    It = It->second.expired() ? Registry.erase(It) : std::next(It);
+  if (std::shared_ptr<UnitState> Existing = Registry[Context].lock())
+    return Existing;
+  auto Made = std::make_shared<UnitState>();
+  Registry[Context] = Made;
+  return Made;
+}
+
 LinearCheckBase::LinearCheckBase(StringRef Name, clang::tidy::ClangTidyContext *Context,
                                  Category Reports)
     : ClangTidyCheck(Name, Context), Reports(Reports),
       ReportEscapes(Options.getLocalOrGlobal("ReportEscapes", true)),
+      FindingsAsErrors(Options.getLocalOrGlobal("FindingSeverity", "warning") == "error"),
       Model(readAnnotations(Options)),
-      Shared(sharedFor(Context, Model.annotations(), ReportEscapes)) {}
+      Shared(sharedFor(Context, Model.annotations(), ReportEscapes)),
+      Unit(unitStateFor(Context)) {}
 
 // The annotation names may be set once for both checks (a global option) or per check.
 LinearAnnotations LinearCheckBase::readAnnotations(const OptionsView &Options) {
@@ -103,6 +128,7 @@ void LinearCheckBase::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opt
   Options.store(Opts, "ProxyFenceAnnotation", A.ProxyFence);
   Options.store(Opts, "AsyncProxyReadAnnotation", A.AsyncProxyRead);
   Options.store(Opts, "AsyncProxyWriteAnnotation", A.AsyncProxyWrite);
+  Options.store(Opts, "FindingSeverity", FindingsAsErrors ? "error" : "warning");
   if (Reports == Category::Linearity)
     Options.store(Opts, "ReportEscapes", ReportEscapes);
 }
@@ -120,6 +146,7 @@ void LinearCheckBase::registerPPCallbacks(const SourceManager &, Preprocessor *P
 void LinearCheckBase::onStartOfTranslationUnit() {
   // Every check's start comes before any match, so the shared state is reset in time.
   Shared->reset();
+  Unit->Decided = false;
   Model.reset();
   Analyzed.clear();
   Emitted.clear();
@@ -140,8 +167,12 @@ bool LinearCheckBase::shouldAnalyze(const FunctionDecl *FD, const SourceManager 
 void LinearCheckBase::analyzeMatch(const MatchFinder::MatchResult &Result) {
   // On a translation unit that does not compile the AST may be partial: say nothing.
   // Warnings promoted to errors (-Werror=consumed) do not count.
-  const DiagnosticsEngine &Diags = Result.Context->getDiagnostics();
-  if (Diags.hasUncompilableErrorOccurred() || Diags.hasFatalErrorOccurred())
+  if (!Unit->Decided) {
+    const DiagnosticsEngine &Diags = Result.Context->getDiagnostics();
+    Unit->BailOut = Diags.hasUncompilableErrorOccurred() || Diags.hasFatalErrorOccurred();
+    Unit->Decided = true;
+  }
+  if (Unit->BailOut)
     return;
   if (const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>("function"))
     return analyzeFunction(FD, *Result.Context);
@@ -184,8 +215,11 @@ void LinearCheckBase::emitOnce(const Finding &F) {
   OS << static_cast<int>(F.Kind) << ':' << F.Loc.getRawEncoding() << ':' << F.Name << ':'
      << static_cast<int>(F.Exit) << ':' << static_cast<int>(F.Escape) << ':'
      << static_cast<int>(F.UseAfter) << ':' << F.Definite << ':' << F.IsParameter;
-  if (Emitted.insert(OS.str()).second)
-    emitFinding(*this, Model, F);
+  if (!Emitted.insert(OS.str()).second)
+    return;
+  Finding Shown = F;
+  Shown.AsError = FindingsAsErrors;
+  emitFinding(*this, Model, Shown);
 }
 
 } // namespace linpipe::tidy

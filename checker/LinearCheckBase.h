@@ -38,6 +38,8 @@ protected:
 
 private:
   struct SharedAnalysis;
+  struct UnitState;
+  static std::shared_ptr<UnitState> unitStateFor(const clang::tidy::ClangTidyContext *Context);
   static std::shared_ptr<SharedAnalysis> sharedFor(const clang::tidy::ClangTidyContext *Context,
                                                    const LinearAnnotations &Names,
                                                    bool ReportEscapes);
@@ -48,8 +50,10 @@ private:
 
   const Category Reports;
   const bool ReportEscapes;
+  const bool FindingsAsErrors; // FindingSeverity: error
   LinearTypeModel Model;
   std::shared_ptr<SharedAnalysis> Shared;
+  std::shared_ptr<UnitState> Unit;
   llvm::DenseSet<const clang::FunctionDecl *> Analyzed;
   llvm::StringSet<> Emitted;
 };

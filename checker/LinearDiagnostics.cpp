@@ -20,6 +20,10 @@ bool isProtocolFinding(FindingKind Kind) {
 }
 
 static unsigned index(ExitKind K) { return static_cast<unsigned>(K); }
+// A finding is a warning, or an error where the check's FindingSeverity option says so.
+static DiagnosticIDs::Level level(const Finding &F) {
+  return F.AsError ? DiagnosticIDs::Error : DiagnosticIDs::Warning;
+}
 static unsigned index(EscapeKind K) { return static_cast<unsigned>(K); }
 static unsigned index(UseAfterKind K) { return static_cast<unsigned>(K); }
 
@@ -50,7 +54,7 @@ static void emitNotReleased(clang::tidy::ClangTidyCheck &Check, LinearTypeModel 
                     "nor moved|rvalue-reference parameter '%0' is neither released nor moved (its "
                     "caller handed it over)|captured '%0' is neither released nor moved by the "
                     "closure}1 %select{on this path|on some paths reaching this point|before it is "
-                    "overwritten}2")
+                    "overwritten}2", level(F))
       << F.Name << WhatVariant << PathVariant;
   if (F.AcquiredLoc.isValid())
     Check.diag(F.AcquiredLoc, "%select{'%0' acquired here|'%0' received here|'%0' captured here}1",
@@ -68,7 +72,7 @@ static void emitNotReleased(clang::tidy::ClangTidyCheck &Check, LinearTypeModel 
 
 static void emitUseAfter(clang::tidy::ClangTidyCheck &Check, const Finding &F) {
   Check.diag(F.Loc, "'%0' %select{used after it was released|used after it was moved|released "
-                    "twice|released after it was moved}1")
+                    "twice|released after it was moved}1", level(F))
       << F.Name << index(F.UseAfter);
   const bool WasMoved = F.UseAfter == UseAfterKind::UsedAfterMove ||
                         F.UseAfter == UseAfterKind::ReleasedAfterMove;
@@ -83,7 +87,7 @@ static void emitUseAfter(clang::tidy::ClangTidyCheck &Check, const Finding &F) {
 static void emitDiscarded(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Model,
                           const Finding &F) {
   Check.diag(F.Loc, "linear value %select{returned by|created by}0 '%1' is %select{discarded|used "
-                    "and then discarded}2 without being released")
+                    "and then discarded}2 without being released", level(F))
       << F.MadeByConstructor << F.Name << F.UsedBeforeDiscard;
   Check.diag(F.Loc, "bind it to a variable and call %0 on every path", DiagnosticIDs::Note)
       << Model.consumeNames(F.Record);
@@ -95,7 +99,7 @@ static void emitEscape(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Mode
                     "member|into an array element|into a standard container or wrapper|into a "
                     "heap object|through its address|through a by-reference lambda "
                     "capture|through a reference binding|into storage the analysis does not "
-                    "track}2 and its release can no longer be checked")
+                    "track}2 and its release can no longer be checked", level(F))
       << F.Name << F.IsTemporary << index(F.Escape);
   Check.diag(F.Loc, "release it first, or hand it over on purpose through a function annotated "
                     "'%0' such as linpipe::hand_off()",
@@ -106,7 +110,7 @@ static void emitEscape(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Mode
 static void emitMissingSignal(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Model,
                               const Finding &F) {
   Check.diag(F.Loc, "%select{'%0'|the value returned by '%0'}1 is released by '%2' but no path "
-                    "before it signals its barrier")
+                    "before it signals its barrier", level(F))
       << F.Name << F.IsTemporary << F.CallName;
   if (F.AcquiredLoc.isValid())
     Check.diag(F.AcquiredLoc, "'%0' acquired here", DiagnosticIDs::Note) << F.Name;
@@ -120,7 +124,7 @@ static void emitMissingSignal(clang::tidy::ClangTidyCheck &Check, LinearTypeMode
 
 static void emitScopeNeverSignalled(clang::tidy::ClangTidyCheck &Check, const Finding &F) {
   Check.diag(F.Loc, "scope '%0' ends its claim without arriving, and no path before this point "
-                    "signals its barrier")
+                    "signals its barrier", level(F))
       << F.Name;
   if (F.AcquiredLoc.isValid())
     Check.diag(F.AcquiredLoc, "'%0' acquired here", DiagnosticIDs::Note) << F.Name;
@@ -134,7 +138,7 @@ static void emitScopeNeverSignalled(clang::tidy::ClangTidyCheck &Check, const Fi
 static void emitUnfencedAsyncProxy(clang::tidy::ClangTidyCheck &Check, const Finding &F) {
   Check.diag(F.Loc, "'%0' %select{reads|overwrites}1 slot memory that generic stores wrote on a "
                     "path to it with no fence.proxy.async between: the copy engine may see stale "
-                    "bytes")
+                    "bytes", level(F))
       << F.CallName << F.AsyncWrite;
   if (F.OriginLoc.isValid())
     Check.diag(F.OriginLoc, "written by generic stores here", DiagnosticIDs::Note);
@@ -148,7 +152,7 @@ static void emitUnfencedAsyncProxy(clang::tidy::ClangTidyCheck &Check, const Fin
 static void emitDoubleArrival(clang::tidy::ClangTidyCheck &Check, LinearTypeModel &Model,
                               const Finding &F) {
   Check.diag(F.Loc, "'%0' arrives on its barrier twice: '%1' arrives again after an earlier "
-                    "arrival")
+                    "arrival", level(F))
       << F.Name << F.CallName;
   if (F.OriginLoc.isValid())
     Check.diag(F.OriginLoc, "first arrival here", DiagnosticIDs::Note);

@@ -75,6 +75,7 @@ struct Finding {
   std::string CallName;           // MissingSignal, DoubleArrival: the consuming call
   bool AsyncWrite = false;        // UnfencedAsyncProxy: a load into the slot (not a store from it)
   const clang::CXXRecordDecl *Record = nullptr; // the linear class, for the fix note
+  bool AsError = false; // reported at error severity (the check's FindingSeverity: error)
 };
 
 /// Whether \p Kind belongs to linpipe-stage-protocol (else linpipe-linear-stage).

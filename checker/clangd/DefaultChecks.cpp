@@ -19,12 +19,19 @@ namespace linpipe::clangd {
 namespace fs = llvm::sys::fs;
 namespace path = llvm::sys::path;
 
+// The findings are errors (the lint gate fails a build on them, and `--check` must fail on
+// them), and -Wconsumed is suppressed: each of its stage findings is also a linpipe finding,
+// worded more clearly, and one mistake should show one diagnostic.
 const char LinpipeConfigFragment[] =
     "# Written by linpipe-clangd: the linpipe checks on by default, then the user's own config.\n"
     "Diagnostics:\n"
     "  ClangTidy:\n"
     "    Add: [linpipe-*]\n"
-    "    FastCheckFilter: Loose\n";
+    "    FastCheckFilter: Loose\n"
+    "    CheckOptions:\n"
+    "      linpipe-linear-stage.FindingSeverity: error\n"
+    "      linpipe-stage-protocol.FindingSeverity: error\n"
+    "  Suppress: [consumed]\n";
 
 llvm::Error enableLinpipeChecksByDefault() {
   llvm::SmallString<256> UserConfig, Home;

@@ -3,7 +3,8 @@
 for one file (tests/clangd): unlike `clangd --check`, this sees warnings too.
 
     run_clangd_lsp.py --clangd EXE [--cdb DIR | --lone] --file SRC --expect CODE:SEVERITY:LINE ...
-                      [--reject CODE] [--no-errors] [--user-config YAML]
+                      [--reject CODE] [--no-errors | --errors-only-from PREFIX]
+                      [--user-config YAML]
 
 --lone copies SRC into a fresh folder outside any project (no compile_commands.json or
 compile_flags.txt there or above, no .clangd, no .clang-tidy) and opens the copy there, with a
@@ -57,6 +58,8 @@ def main() -> int:
     ap.add_argument("--expect", action="append", default=[])
     ap.add_argument("--reject", action="append", default=[], help="a diagnostic code that must not appear")
     ap.add_argument("--no-errors", action="store_true", help="fail on any error (severity 1)")
+    ap.add_argument("--errors-only-from", metavar="PREFIX",
+                    help="fail on an error (severity 1) whose code does not start with PREFIX")
     ap.add_argument("--user-config", help="with --lone: the user's clangd config.yaml")
     ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args()
@@ -121,6 +124,14 @@ def main() -> int:
             failures.append(f"unexpected diagnostic {code}")
     if args.no_errors and any(d.get("severity") == 1 for d in diags):
         failures.append("unexpected errors (severity 1)")
+    if args.errors_only_from and any(d.get("severity") == 1 and
+                                     not str(d.get("code", "")).startswith(args.errors_only_from)
+                                     for d in diags):
+        failures.append(f"an error not from {args.errors_only_from}*")
+    # One diagnostic per mistake: no two at the same line with the same code.
+    places = [(d.get("code"), d["range"]["start"]["line"]) for d in diags if d.get("code")]
+    if len(places) != len(set(places)):
+        failures.append("a mistake reported twice (same code, same line)")
     if args.lone:
         shutil.rmtree(path.parent, ignore_errors=True)
     for f in failures:

@@ -1,6 +1,7 @@
 // Deliberately wrong (tests/clangd, editor session): what an editor running linpipe-clangd shows.
-// The leak on the `continue` path is an error from the compiler (-Werror=consumed) and a warning
-// from linpipe-linear-stage; the second arrival is a warning only linpipe-stage-protocol gives.
+// The leak on the `continue` path is one error, linpipe-linear-stage's (linpipe-clangd hides
+// -Wconsumed's report of the same leak); the second arrival is an error only
+// linpipe-stage-protocol gives.
 import linpipe;
 
 using Pipeline = linpipe::ProducerConsumerPipeline<2, linpipe::HostBackend<2>>;
