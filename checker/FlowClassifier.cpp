@@ -306,11 +306,20 @@ Flow FlowClassifier::invoked(const CallExpr *CE, unsigned ArgIdx, const Expr *Cu
       return drop(Cur, Prvalue, true);
     }
   }
-  // Forwarded as an rvalue (a temporary, or std::move(s)): the callee takes it.
+  // Forwarded as an rvalue (a temporary, or std::move(s)): the callee takes it (and, as in a
+  // direct call, an arrival before it counts against a callee whose release arrives).
   if (Prvalue || !Cur->isLValue()) {
     Flow F;
     F.K = Flow::Moved;
     F.Anchor = CE;
+    F.Loc = CE->getExprLoc();
+    F.Callee = Target;
+    if (Target && !Target->isTemplated() && ParamIdx < Target->getNumParams()) {
+      F.ArrivesAfter = Model.arrivesOnArgument(Target);
+      if (!F.ArrivesAfter && Summaries)
+        if (std::optional<ParamSummary> S = Summaries->lookup(Target, ParamIdx))
+          F.ArrivesAfter = S->Arrives;
+    }
     return F;
   }
   return drop(Cur, Prvalue, true);

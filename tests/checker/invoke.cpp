@@ -42,3 +42,13 @@ void lentToALambdaThenLeaked(Pipeline &pipe) {
 // CHECK-NOTES: :[[@LINE-4]]:8: note: 'stage' acquired here
 // CHECK-NOTES: :[[@LINE-3]]:1: note: the scope of 'stage' ends here
 // CHECK-NOTES: :[[@LINE-4]]:1: note: call release() or release_without_signal() before leaving the scope
+
+// Bad: arrived, then forwarded through std::invoke to a sink whose release() arrives again.
+void arrivedThenInvokedSink(Pipeline &pipe) {
+  auto stage = pipe.acquire_consumer();
+  stage.arrive();
+  std::invoke(sink, std::move(stage));
+  // CHECK-NOTES: :[[@LINE-1]]:31: warning: 'stage' arrives on its barrier twice: 'sink' arrives again after an earlier arrival [linpipe-stage-protocol]
+  // CHECK-NOTES: :[[@LINE-3]]:3: note: first arrival here
+  // CHECK-NOTES: :[[@LINE-3]]:31: note: after an explicit arrival, end with release_without_signal(), which does not arrive
+}
