@@ -169,4 +169,20 @@ bool endsInThrow(const CFGBlock &B) {
   return false;
 }
 
+llvm::DenseSet<const Stmt *> cfgStatements(const CFG &G) {
+  llvm::DenseSet<const Stmt *> InCFG;
+  for (const CFGBlock *B : G)
+    for (const CFGElement &El : *B)
+      if (auto CS = El.getAs<CFGStmt>())
+        InCFG.insert(CS->getStmt());
+  return InCFG;
+}
+
+const Stmt *cfgAnchor(const Stmt *S, const llvm::DenseSet<const Stmt *> &InCFG,
+                      const ParentMap &PM) {
+  while (S && !InCFG.count(S))
+    S = PM.getParent(S);
+  return S;
+}
+
 } // namespace linpipe::tidy::flow

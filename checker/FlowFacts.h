@@ -12,6 +12,8 @@
 #include "LinearDiagnostics.h"
 #include "LinearTypeModel.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "clang/Analysis/CFG.h"
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Basic/SourceManager.h"
@@ -55,6 +57,11 @@ std::string calleeName(const CallExpr *CE);
 // \p Trigger caused.
 std::pair<ExitKind, SourceLocation> exitOf(const Stmt *Trigger, SourceLocation Fallback);
 bool endsInThrow(const CFGBlock &B);
+// The statements \p G has as elements, and the nearest of them enclosing \p S (null if none):
+// where an event found in the AST happens along the CFG.
+llvm::DenseSet<const Stmt *> cfgStatements(const CFG &G);
+const Stmt *cfgAnchor(const Stmt *S, const llvm::DenseSet<const Stmt *> &InCFG,
+                      const ParentMap &PM);
 
 //===----------------------------------------------------------------------===//
 // The values a function owns

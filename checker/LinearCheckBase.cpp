@@ -34,29 +34,34 @@ struct LinearCheckBase::SharedAnalysis {
   llvm::DenseMap<const FunctionDecl *, std::vector<Finding>> Findings;
 };
 
-// One SharedAnalysis per (context, options), alive while a check holds it. clangd runs one
-// context per file on its worker threads, hence the lock.
+// The one T for Key, alive while a check holds it (made from Args when there is none). clangd
+// runs one clang-tidy context per file on its worker threads, hence the lock.
+template <class T, class Key> struct InstanceRegistry {
+  static inline std::mutex Lock;
+  static inline std::map<Key, std::weak_ptr<T>> Map;
+};
+template <class T, class Key, class... Args>
+static std::shared_ptr<T> sharedInstance(const Key &K, Args &&...Made) {
+  std::lock_guard<std::mutex> Guard(InstanceRegistry<T, Key>::Lock);
+  auto &Registry = InstanceRegistry<T, Key>::Map;
+  for (auto It = Registry.begin(); It != Registry.end();)
+    It = It->second.expired() ? Registry.erase(It) : std::next(It);
+  if (std::shared_ptr<T> Existing = Registry[K].lock())
+    return Existing;
+  auto Instance = std::make_shared<T>(std::forward<Args>(Made)...);
+  Registry[K] = Instance;
+  return Instance;
+}
+
+// One SharedAnalysis per (context, options).
 std::shared_ptr<LinearCheckBase::SharedAnalysis>
 LinearCheckBase::sharedFor(const clang::tidy::ClangTidyContext *Context,
                            const LinearAnnotations &Names, bool ReportEscapes) {
-  using Key = std::tuple<const void *, std::string, bool>;
-  static std::mutex Lock;
-  static std::map<Key, std::weak_ptr<SharedAnalysis>> Registry;
-  const Key K{Context,
-              Names.Linear + '\n' + Names.Consume + '\n' + Names.Arrives + '\n' + Names.Signals +
-                  '\n' + Names.NeedsSignal + '\n' + Names.HandOff + '\n' + Names.Acquires +
-                  '\n' + Names.SignalScope + '\n' + Names.ArrivesArg + '\n' + Names.Slot +
-                  '\n' + Names.ProxyFence + '\n' + Names.AsyncProxyRead + '\n' +
-                  Names.AsyncProxyWrite,
-              ReportEscapes};
-  std::lock_guard<std::mutex> Guard(Lock);
-  for (auto It = Registry.begin(); It != Registry.end();)
-    It = It->second.expired() ? Registry.erase(It) : std::next(It);
-  if (std::shared_ptr<SharedAnalysis> Existing = Registry[K].lock())
-    return Existing;
-  auto Made = std::make_shared<SharedAnalysis>(Names);
-  Registry[K] = Made;
-  return Made;
+  std::string Annotations;
+  for (const auto &[Option, Field] : AnnotationOptions)
+    Annotations += Names.*Field + '\n';
+  return sharedInstance<SharedAnalysis>(
+      std::tuple<const void *, std::string, bool>{Context, Annotations, ReportEscapes}, Names);
 }
 
 // Whether the translation unit compiled, decided once per unit for every linpipe check of a
@@ -70,16 +75,7 @@ struct LinearCheckBase::UnitState {
 
 std::shared_ptr<LinearCheckBase::UnitState>
 LinearCheckBase::unitStateFor(const clang::tidy::ClangTidyContext *Context) {
-  static std::mutex Lock;
-  static std::map<const void *, std::weak_ptr<UnitState>> Registry;
-  std::lock_guard<std::mutex> Guard(Lock);
-  for (auto It = Registry.begin(); It != Registry.end();)
-    It = It->second.expired() ? Registry.erase(It) : std::next(It);
-  if (std::shared_ptr<UnitState> Existing = Registry[Context].lock())
-    return Existing;
-  auto Made = std::make_shared<UnitState>();
-  Registry[Context] = Made;
-  return Made;
+  return sharedInstance<UnitState>(static_cast<const void *>(Context));
 }
 
 LinearCheckBase::LinearCheckBase(StringRef Name, clang::tidy::ClangTidyContext *Context,
@@ -95,39 +91,15 @@ LinearCheckBase::LinearCheckBase(StringRef Name, clang::tidy::ClangTidyContext *
 LinearAnnotations LinearCheckBase::readAnnotations(const OptionsView &Options) {
   LinearAnnotations Defaults;
   LinearAnnotations A;
-  A.Linear = Options.getLocalOrGlobal("LinearAnnotation", Defaults.Linear).str();
-  A.Consume = Options.getLocalOrGlobal("ConsumeAnnotation", Defaults.Consume).str();
-  A.Arrives = Options.getLocalOrGlobal("ArrivesAnnotation", Defaults.Arrives).str();
-  A.Signals = Options.getLocalOrGlobal("SignalsAnnotation", Defaults.Signals).str();
-  A.NeedsSignal = Options.getLocalOrGlobal("NeedsSignalAnnotation", Defaults.NeedsSignal).str();
-  A.HandOff = Options.getLocalOrGlobal("HandOffAnnotation", Defaults.HandOff).str();
-  A.Acquires = Options.getLocalOrGlobal("AcquireAnnotation", Defaults.Acquires).str();
-  A.SignalScope = Options.getLocalOrGlobal("SignalScopeAnnotation", Defaults.SignalScope).str();
-  A.ArrivesArg = Options.getLocalOrGlobal("ArrivesArgAnnotation", Defaults.ArrivesArg).str();
-  A.Slot = Options.getLocalOrGlobal("SlotAnnotation", Defaults.Slot).str();
-  A.ProxyFence = Options.getLocalOrGlobal("ProxyFenceAnnotation", Defaults.ProxyFence).str();
-  A.AsyncProxyRead =
-      Options.getLocalOrGlobal("AsyncProxyReadAnnotation", Defaults.AsyncProxyRead).str();
-  A.AsyncProxyWrite =
-      Options.getLocalOrGlobal("AsyncProxyWriteAnnotation", Defaults.AsyncProxyWrite).str();
+  for (const auto &[Option, Field] : AnnotationOptions)
+    A.*Field = Options.getLocalOrGlobal(Option, Defaults.*Field).str();
   return A;
 }
 
 void LinearCheckBase::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) {
   const LinearAnnotations &A = Model.annotations();
-  Options.store(Opts, "LinearAnnotation", A.Linear);
-  Options.store(Opts, "ConsumeAnnotation", A.Consume);
-  Options.store(Opts, "ArrivesAnnotation", A.Arrives);
-  Options.store(Opts, "SignalsAnnotation", A.Signals);
-  Options.store(Opts, "NeedsSignalAnnotation", A.NeedsSignal);
-  Options.store(Opts, "HandOffAnnotation", A.HandOff);
-  Options.store(Opts, "AcquireAnnotation", A.Acquires);
-  Options.store(Opts, "SignalScopeAnnotation", A.SignalScope);
-  Options.store(Opts, "ArrivesArgAnnotation", A.ArrivesArg);
-  Options.store(Opts, "SlotAnnotation", A.Slot);
-  Options.store(Opts, "ProxyFenceAnnotation", A.ProxyFence);
-  Options.store(Opts, "AsyncProxyReadAnnotation", A.AsyncProxyRead);
-  Options.store(Opts, "AsyncProxyWriteAnnotation", A.AsyncProxyWrite);
+  for (const auto &[Option, Field] : AnnotationOptions)
+    Options.store(Opts, Option, A.*Field);
   Options.store(Opts, "FindingSeverity", FindingsAsErrors ? "error" : "warning");
   if (Reports == Category::Linearity)
     Options.store(Opts, "ReportEscapes", ReportEscapes);

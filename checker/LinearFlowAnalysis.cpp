@@ -77,21 +77,14 @@ auto LinearFlowAnalysis::run(const FunctionDecl *FD, const ParmVarDecl *Summaris
     return Done(nullptr, nullptr);
 
   // Anchor each event on the CFG element it happens at (or the nearest enclosing one).
-  llvm::DenseSet<const Stmt *> InCFG;
-  for (const CFGBlock *B : *G)
-    for (const CFGElement &El : *B)
-      if (auto CS = El.getAs<CFGStmt>())
-        InCFG.insert(CS->getStmt());
+  const llvm::DenseSet<const Stmt *> InCFG = cfgStatements(*G);
   llvm::DenseMap<const Stmt *, llvm::SmallVector<const Event *, 2>> EventsAt;
   for (int Pass = 0; Pass < 2; ++Pass) {
     // Assignments last: the right-hand side is evaluated (and moved from) first.
     for (const auto &[Anchor, E] : Collector.Events) {
       if ((E.Kind == EventKind::Assign) != (Pass == 1))
         continue;
-      const Stmt *At = Anchor;
-      while (At && !InCFG.count(At))
-        At = PM.getParent(At);
-      if (At)
+      if (const Stmt *At = cfgAnchor(Anchor, InCFG, PM))
         EventsAt[At].push_back(&E);
     }
   }

@@ -14,6 +14,7 @@
 #include "clang/AST/Type.h"
 #include "llvm/ADT/DenseMap.h"
 #include <string>
+#include <utility>
 
 namespace linpipe::tidy {
 
@@ -32,6 +33,23 @@ struct LinearAnnotations {
   std::string ProxyFence = "linpipe::proxy_fence";         // fence.proxy.async
   std::string AsyncProxyRead = "linpipe::async_proxy_read";   // bulk/TMA store from shared
   std::string AsyncProxyWrite = "linpipe::async_proxy_write"; // bulk/TMA load into shared
+};
+
+/// Each annotation's check option and field: the one list the checks read, store and key on.
+inline constexpr std::pair<const char *, std::string LinearAnnotations::*> AnnotationOptions[] = {
+    {"LinearAnnotation", &LinearAnnotations::Linear},
+    {"ConsumeAnnotation", &LinearAnnotations::Consume},
+    {"ArrivesAnnotation", &LinearAnnotations::Arrives},
+    {"SignalsAnnotation", &LinearAnnotations::Signals},
+    {"NeedsSignalAnnotation", &LinearAnnotations::NeedsSignal},
+    {"HandOffAnnotation", &LinearAnnotations::HandOff},
+    {"AcquireAnnotation", &LinearAnnotations::Acquires},
+    {"SignalScopeAnnotation", &LinearAnnotations::SignalScope},
+    {"ArrivesArgAnnotation", &LinearAnnotations::ArrivesArg},
+    {"SlotAnnotation", &LinearAnnotations::Slot},
+    {"ProxyFenceAnnotation", &LinearAnnotations::ProxyFence},
+    {"AsyncProxyReadAnnotation", &LinearAnnotations::AsyncProxyRead},
+    {"AsyncProxyWriteAnnotation", &LinearAnnotations::AsyncProxyWrite},
 };
 
 /// What calling a member function does to the linear object it is called on.
@@ -61,8 +79,6 @@ public:
 
   MethodRole roleOf(const clang::FunctionDecl *FD);
   bool isHandOff(const clang::FunctionDecl *FD);
-  /// The proxy roles of \p FD (fence, async-proxy read or write, slot accessor).
-  MethodRole proxyRoleOf(const clang::FunctionDecl *FD) { return roleOf(FD); }
   bool isSlotAccessor(const clang::FunctionDecl *FD) { return FD && roleOf(FD).Slot; }
   /// A function returning a scope that ends its claim without arriving (consume_explicit()):
   /// some path must signal through the scope before it ends.

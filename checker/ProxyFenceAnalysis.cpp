@@ -6,6 +6,7 @@
 
 #include "ProxyFenceAnalysis.h"
 #include "FlowFacts.h"
+#include "LinearFlowAnalysis.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/CFG.h"
@@ -74,7 +75,7 @@ public:
   }
   bool VisitCallExpr(CallExpr *CE) {
     const FunctionDecl *FD = CE->getDirectCallee();
-    const MethodRole Role = Model.proxyRoleOf(FD);
+    const MethodRole Role = Model.roleOf(FD);
     if (Role.ProxyFence)
       return add(CE, AccessKind::Fence, CE->getBeginLoc(), FD);
     if (Role.AsyncProxyRead || Role.AsyncProxyWrite) {
@@ -205,25 +206,18 @@ std::vector<Finding> ProxyFenceAnalysis::analyze(const FunctionDecl *FD) {
   if (!Collector.HasAsync || !HasWrite)
     return {};
 
+  const AnalysisLimits Limits;
   CFG::BuildOptions Options;
   Options.setAllAlwaysAdd();
   std::unique_ptr<CFG> G = CFG::buildCFG(FD, Body, &Context, Options);
-  if (!G || G->getNumBlockIDs() > 20000)
+  if (!G || G->getNumBlockIDs() > Limits.MaxBlocks)
     return {};
   ParentMap PM(Body);
-  llvm::DenseSet<const Stmt *> InCFG;
-  for (const CFGBlock *B : *G)
-    for (const CFGElement &El : *B)
-      if (auto CS = El.getAs<CFGStmt>())
-        InCFG.insert(CS->getStmt());
+  const llvm::DenseSet<const Stmt *> InCFG = flow::cfgStatements(*G);
   llvm::DenseMap<const Stmt *, llvm::SmallVector<const Access *, 2>> At;
-  for (const auto &[S, A] : Collector.Accesses) {
-    const Stmt *Anchor = S;
-    while (Anchor && !InCFG.count(Anchor))
-      Anchor = PM.getParent(Anchor);
-    if (Anchor)
+  for (const auto &[S, A] : Collector.Accesses)
+    if (const Stmt *Anchor = flow::cfgAnchor(S, InCFG, PM))
       At[Anchor].push_back(&A);
-  }
 
   const SourceManager &SM = Context.getSourceManager();
   std::vector<Finding> Found;
@@ -292,7 +286,7 @@ std::vector<Finding> ProxyFenceAnalysis::analyze(const FunctionDecl *FD) {
     return S;
   };
   bool Changed = true;
-  for (unsigned Round = 0; Changed && Round < 64; ++Round) {
+  for (unsigned Round = 0; Changed && Round < Limits.MaxVisitsPerBlock; ++Round) {
     Changed = false;
     for (auto It = G->rbegin(); It != G->rend(); ++It) {
       const CFGBlock *B = *It;
