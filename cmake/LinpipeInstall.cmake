@@ -41,6 +41,9 @@ if(TARGET linpipe_tidy)
   if(TARGET linpipe-clangd)
     install(TARGETS linpipe-clangd RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
   endif()
+  # The checks' pages: linpipe-clangd links each finding to its page here.
+  install(DIRECTORY checker/docs/ DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/linpipe/checks"
+          FILES_MATCHING PATTERN "*.md")
   install(CODE "file(MAKE_DIRECTORY \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\")
     file(CREATE_LINK \"../${LINPIPE_INSTALL_TOOLDIR}/linpipe-tidy\"
          \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/linpipe-tidy\" SYMBOLIC)")

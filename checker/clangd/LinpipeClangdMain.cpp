@@ -11,6 +11,7 @@
 // file that imports linpipe (no compile commands anywhere clangd looks) opens with the flags
 // that make the import resolve, asked from linpipe-tidy (LoneFile.h): through the editor's
 // session (LoneFileProxy.h) or, for `--check=FILE`, through a one-entry compile_commands.json.
+// On the way out to the editor, findings link to the checks' own pages (EditorOutput.h).
 //
 // clangd locates the compiler's resource directory (builtin headers, CUDA wrappers) relative to its
 // own executable. This one does not live next to clang, so the resource directory of the clang it
@@ -19,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DefaultChecks.h"
+#include "EditorOutput.h"
 #include "LoneFile.h"
 #include "LoneFileProxy.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -139,15 +141,21 @@ int main(int argc, char *argv[]) {
       checkDatabaseArg = "--compile-commands-dir=" + checkDatabase;
       args.push_back(checkDatabaseArg.data());
     }
-  } else if (!checkFile && !notServing && !hasDatabaseDir) {
-    if (!linpipe::clangd::startLoneFileProxy(linpipe::clangd::linpipeTidyPath(argv[0])))
-      llvm::errs() << "linpipe-clangd: lone files open without linpipe's module flags "
-                      "(cannot put a pipe in front of clangd)\n";
   }
+  const bool serving = !checkFile && !notServing;
+  if (serving && !linpipe::clangd::startEditorOutput(linpipe::clangd::checkDocsFolder(argv[0])))
+    llvm::errs() << "linpipe-clangd: findings link to clang.llvm.org, not linpipe's pages, and "
+                    "lone files build silently (cannot put a pipe after clangd)\n";
+  if (serving && !hasDatabaseDir &&
+      !linpipe::clangd::startLoneFileProxy(linpipe::clangd::linpipeTidyPath(argv[0])))
+    llvm::errs() << "linpipe-clangd: lone files open without linpipe's module flags "
+                    "(cannot put a pipe in front of clangd)\n";
   llvm::scope_exit removeDatabase([&] {
     if (!checkDatabase.empty())
       llvm::sys::fs::remove_directories(checkDatabase);
   });
   args.push_back(nullptr);
-  return clang::clangd::clangdMain(static_cast<int>(args.size()) - 1, args.data());
+  const int status = clang::clangd::clangdMain(static_cast<int>(args.size()) - 1, args.data());
+  linpipe::clangd::finishEditorOutput();
+  return status;
 }

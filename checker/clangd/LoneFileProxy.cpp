@@ -5,102 +5,62 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoneFileProxy.h"
+#include "EditorOutput.h"
 #include "LoneFile.h"
+#include "LspStream.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
-#include <cerrno>
+#include <chrono>
 #include <fcntl.h>
+#include <future>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace linpipe::clangd {
 
 namespace {
 
-// One line to clangd's log (stderr) in one write, so it does not interleave with clangd's own.
-void logLine(const std::string &Text) {
-  const std::string Line = Text + "\n";
-  (void)!::write(2, Line.data(), Line.size());
-}
-
-bool writeAll(int Fd, llvm::StringRef Data) {
-  while (!Data.empty()) {
-    const ssize_t N = ::write(Fd, Data.data(), Data.size());
-    if (N < 0)
-      return false;
-    Data = Data.drop_front(static_cast<size_t>(N));
-  }
-  return true;
-}
-
-// The editor's side of the pipe, read with read(2): a stdio FILE would hold its lock while
-// blocked, and exit() (flushing every FILE) would then wait for the editor's next byte.
-class EditorInput {
- public:
-  explicit EditorInput(int Fd) : Fd(Fd) {}
-  // One header line, CRLF or LF included; false at end of input.
-  bool line(std::string &Out) {
-    Out.clear();
-    for (char C; next(C);) {
-      Out += C;
-      if (C == '\n')
-        return true;
-    }
-    return !Out.empty();
-  }
-  bool bytes(std::string &Out, size_t N) {
-    Out.resize(N);
-    for (size_t I = 0; I < N; ++I)
-      if (!next(Out[I]))
-        return false;
-    return true;
-  }
-
- private:
-  bool next(char &C) {
-    if (Begin == End) {
-      ssize_t N;
-      do
-        N = ::read(Fd, Buffer, sizeof Buffer);
-      while (N < 0 && errno == EINTR);
-      if (N <= 0)
-        return false;
-      Begin = 0;
-      End = static_cast<size_t>(N);
-    }
-    C = Buffer[Begin++];
-    return true;
-  }
-  int Fd;
-  char Buffer[65536];
-  size_t Begin = 0, End = 0;
+// Progress of one lone file's command, reported with the editor's work-done progress when it
+// has that capability: created (the editor answered window/workDoneProgress/create), then begun
+// and ended in that order whatever order the answer and the command arrive in.
+struct Progress {
+  std::string File;
+  bool Created = false, Begun = false, Finished = false;
+  std::string EndMessage;
 };
 
-// One LSP message: its header lines as they came, and its body.
-bool readMessage(EditorInput &In, std::string &Headers, std::string &Body) {
-  Headers.clear();
-  size_t Length = 0;
-  bool SawLength = false;
-  std::string Line;
-  while (In.line(Line)) {
-    Headers += Line;
-    llvm::StringRef L = llvm::StringRef(Line).trim();
-    if (L.empty())
-      return SawLength && In.bytes(Body, Length);
-    if (L.starts_with_insensitive("content-length:"))
-      SawLength = !L.drop_front(15).trim().getAsInteger(10, Length);
-  }
-  return false;
-}
+struct Session {
+  std::mutex Lock; // everything below, and the order of writes to clangd
+  int ToClangd = -1;
+  std::string Tool;
+  llvm::StringSet<> Done;      // lone files already given a command (or being given one)
+  bool ClientDatabase = false; // initialize named a compilation database: it rules every file
+  bool ClientProgress = false; // the editor shows server-initiated work-done progress
+  // A lone file's messages held back, in order, until its command is in: clangd must parse it
+  // with the module flags, and other files' messages must not wait behind it.
+  std::map<std::string, std::vector<std::string>> Held;
+  std::map<std::string, Progress> Tokens;
+  unsigned NextToken = 0;
+};
 
-std::string frame(const llvm::json::Value &Message) {
-  std::string Body = llvm::formatv("{0}", Message).str();
-  return "Content-Length: " + std::to_string(Body.size()) + "\r\n\r\n" + Body;
+constexpr llvm::StringLiteral TokenPrefix = "linpipe-lone-file-";
+// A warm cache answers in well under a second: only a longer wait is worth a notification.
+constexpr std::chrono::milliseconds QuietWait{800};
+
+std::optional<llvm::json::Object> parseObject(llvm::StringRef Body) {
+  llvm::Expected<llvm::json::Value> Message = llvm::json::parse(Body);
+  if (!Message) {
+    llvm::consumeError(Message.takeError());
+    return std::nullopt;
+  }
+  if (llvm::json::Object *O = Message->getAsObject())
+    return std::move(*O);
+  return std::nullopt;
 }
 
 // file:///a%20b/c.cpp -> /a b/c.cpp; empty for other schemes.
@@ -120,65 +80,94 @@ std::string pathOf(llvm::StringRef Uri) {
   return Path;
 }
 
-// The didChangeConfiguration to send ahead of \p Body, if it opens a lone linpipe file.
-struct ProxyState {
-  std::string Tool;
-  llvm::StringSet<> Done;       // lone files already given a command
-  bool ClientDatabase = false;  // initialize named a compilation database: it rules every file
-};
-
-// Notes an initialize that names a compilation database (compilationDatabasePath).
-void noteInitialize(llvm::StringRef Body, ProxyState &State) {
-  if (!Body.contains("\"initialize\"") || !Body.contains("compilationDatabasePath"))
+// Notes what initialize says: a compilation database of the editor's, progress support.
+void noteInitialize(llvm::StringRef Body, Session &S) {
+  if (!Body.contains("\"initialize\""))
     return;
-  llvm::Expected<llvm::json::Value> Message = llvm::json::parse(Body);
-  if (!Message) {
-    llvm::consumeError(Message.takeError());
+  std::optional<llvm::json::Object> O = parseObject(Body);
+  if (!O || O->getString("method") != "initialize")
     return;
-  }
-  const llvm::json::Object *O = Message->getAsObject();
-  const llvm::json::Object *Params = O ? O->getObject("params") : nullptr;
+  const llvm::json::Object *Params = O->getObject("params");
   const llvm::json::Object *Options = Params ? Params->getObject("initializationOptions") : nullptr;
-  if (O && O->getString("method") == "initialize" && Options &&
-      Options->getString("compilationDatabasePath"))
-    State.ClientDatabase = true;
+  const llvm::json::Object *Capabilities = Params ? Params->getObject("capabilities") : nullptr;
+  const llvm::json::Object *Window = Capabilities ? Capabilities->getObject("window") : nullptr;
+  S.ClientDatabase = Options && Options->getString("compilationDatabasePath");
+  S.ClientProgress = Window && Window->getBoolean("workDoneProgress").value_or(false);
 }
 
-std::string commandFor(llvm::StringRef Body, ProxyState &State) {
-  noteInitialize(Body, State);
-  // Most messages are not a didOpen (edits carry whole files): skip parsing those.
-  if (!Body.contains("didOpen"))
-    return "";
-  llvm::Expected<llvm::json::Value> Message = llvm::json::parse(Body);
-  if (!Message) {
-    llvm::consumeError(Message.takeError());
-    return "";
+void sendProgress(const std::string &Token, llvm::json::Object Value) {
+  sendToEditor(llvm::json::Object{{"jsonrpc", "2.0"},
+                                  {"method", "$/progress"},
+                                  {"params", llvm::json::Object{{"token", Token},
+                                                                {"value", std::move(Value)}}}});
+}
+
+// Sends what the token's state allows next. Called with the session locked.
+void advance(Session &S, const std::string &Token) {
+  Progress &P = S.Tokens.at(Token);
+  if (P.Created && !P.Begun) {
+    P.Begun = true;
+    sendProgress(Token, llvm::json::Object{
+                            {"kind", "begin"},
+                            {"title", "linpipe: building module interfaces"},
+                            {"message", "for " + llvm::sys::path::filename(P.File).str() +
+                                            " (first use of this compiler and these flags); "
+                                            "other files are answered meanwhile"}});
   }
-  const llvm::json::Object *O = Message->getAsObject();
-  if (!O || O->getString("method") != "textDocument/didOpen")
-    return "";
-  if (State.ClientDatabase)
-    return "";
-  const llvm::json::Object *Params = O->getObject("params");
-  const llvm::json::Object *Doc = Params ? Params->getObject("textDocument") : nullptr;
-  const std::optional<llvm::StringRef> Uri = Doc ? Doc->getString("uri") : std::nullopt;
-  const std::optional<llvm::StringRef> Text = Doc ? Doc->getString("text") : std::nullopt;
-  const std::string File = Uri ? pathOf(*Uri) : "";
-  if (File.empty() || !Text || State.Done.contains(File) || !importsLinpipe(*Text) ||
-      hasCompileCommands(File))
-    return "";
-  State.Done.insert(File);
-  logLine("linpipe-clangd: " + File + " has no compile commands: asking linpipe-tidy for its module flags");
-  llvm::Expected<std::vector<std::string>> Command = loneFileCommand(State.Tool, File);
-  if (!Command) {
-    logLine("linpipe-clangd: " + llvm::toString(Command.takeError()) + "; clangd opens it without them");
-    return "";
+  if (P.Begun && P.Finished) {
+    sendProgress(Token, llvm::json::Object{{"kind", "end"}, {"message", P.EndMessage}});
+    S.Tokens.erase(Token);
   }
-  llvm::json::Object Change{
-      {"workingDirectory", llvm::sys::path::parent_path(File)},
-      {"compilationCommand", llvm::json::Array(*Command)}};
+}
+
+// The editor's answer to a progress token's creation: not clangd's business.
+bool takeProgressReply(llvm::StringRef Body, Session &S) {
+  if (!Body.contains(TokenPrefix))
+    return false;
+  std::optional<llvm::json::Object> O = parseObject(Body);
+  if (!O || O->get("method"))
+    return false;
+  const std::optional<llvm::StringRef> Id = O->getString("id");
+  if (!Id || !Id->starts_with(TokenPrefix))
+    return false;
+  const std::lock_guard<std::mutex> Lock(S.Lock);
+  if (auto It = S.Tokens.find(Id->str()); It != S.Tokens.end()) {
+    if (O->get("error")) { // refused: stay silent
+      S.Tokens.erase(It);
+    } else {
+      It->second.Created = true;
+      advance(S, Id->str());
+    }
+  }
+  return true;
+}
+
+void announce(Session &S, const std::string &File, const std::string &Token) {
+  const std::lock_guard<std::mutex> Lock(S.Lock);
+  if (S.ClientProgress) {
+    S.Tokens[Token].File = File;
+    sendToEditor(llvm::json::Object{{"jsonrpc", "2.0"},
+                                    {"id", Token},
+                                    {"method", "window/workDoneProgress/create"},
+                                    {"params", llvm::json::Object{{"token", Token}}}});
+  } else {
+    sendToEditor(llvm::json::Object{
+        {"jsonrpc", "2.0"},
+        {"method", "window/showMessage"},
+        {"params", llvm::json::Object{
+                       {"type", 3},
+                       {"message", "linpipe: building module interfaces for " +
+                                       llvm::sys::path::filename(File).str() +
+                                       " (first use of this compiler and these flags); other "
+                                       "files are answered meanwhile"}}}});
+  }
+}
+
+// The didChangeConfiguration that gives clangd \p File's command.
+std::string commandMessage(const std::string &File, const std::vector<std::string> &Command) {
   llvm::json::Object Changes;
-  Changes[File] = std::move(Change);
+  Changes[File] = llvm::json::Object{{"workingDirectory", llvm::sys::path::parent_path(File)},
+                                     {"compilationCommand", llvm::json::Array(Command)}};
   return frame(llvm::json::Object{
       {"jsonrpc", "2.0"},
       {"method", "workspace/didChangeConfiguration"},
@@ -187,17 +176,95 @@ std::string commandFor(llvm::StringRef Body, ProxyState &State) {
                                                       std::move(Changes)}}}}}});
 }
 
-void forward(int EditorFd, int ToClangd, std::string Tool) {
-  ProxyState State;
-  State.Tool = std::move(Tool);
-  auto In = std::make_unique<EditorInput>(EditorFd);
+// Asks linpipe-tidy for a lone file's command off the forwarding thread, then lets the file's
+// held messages through behind it.
+void giveCommand(std::shared_ptr<Session> S, std::string Uri, std::string File,
+                 std::string Token) {
+  logLine("linpipe-clangd: " + File + " has no compile commands: asking linpipe-tidy for its module flags");
+  std::future<llvm::Expected<std::vector<std::string>>> Pending =
+      std::async(std::launch::async, [&] { return loneFileCommand(S->Tool, File); });
+  const bool Slow = Pending.wait_for(QuietWait) != std::future_status::ready;
+  if (Slow)
+    announce(*S, File, Token);
+  llvm::Expected<std::vector<std::string>> Command = Pending.get();
+  std::string Outcome = "ready";
+  if (!Command) {
+    Outcome = llvm::toString(Command.takeError()) + "; clangd opens it without them";
+    logLine("linpipe-clangd: " + Outcome);
+    sendToEditor(llvm::json::Object{
+        {"jsonrpc", "2.0"},
+        {"method", "window/showMessage"},
+        {"params", llvm::json::Object{{"type", 2}, {"message", "linpipe: " + Outcome}}}});
+  }
+  const std::lock_guard<std::mutex> Lock(S->Lock);
+  if (S->ToClangd >= 0) {
+    if (Command)
+      (void)writeAll(S->ToClangd, commandMessage(File, *Command));
+    for (const std::string &Message : S->Held[Uri])
+      (void)writeAll(S->ToClangd, Message);
+  }
+  S->Held.erase(Uri);
+  if (auto It = S->Tokens.find(Token); It != S->Tokens.end()) {
+    It->second.Finished = true;
+    It->second.EndMessage = Outcome;
+    advance(*S, Token);
+  }
+}
+
+// The URI of a held file that \p Body is about, if any.
+const std::string *heldFile(llvm::StringRef Body, const Session &S) {
+  for (const auto &[Uri, Messages] : S.Held)
+    if (Body.contains("\"" + Uri + "\""))
+      return &Uri;
+  return nullptr;
+}
+
+// If \p Body opens a lone file that imports linpipe: its URI and path.
+std::optional<std::pair<std::string, std::string>> loneOpen(llvm::StringRef Body,
+                                                            const Session &S) {
+  // Most messages are not a didOpen (edits carry whole files): skip parsing those.
+  if (S.ClientDatabase || !Body.contains("didOpen"))
+    return std::nullopt;
+  std::optional<llvm::json::Object> O = parseObject(Body);
+  if (!O || O->getString("method") != "textDocument/didOpen")
+    return std::nullopt;
+  const llvm::json::Object *Params = O->getObject("params");
+  const llvm::json::Object *Doc = Params ? Params->getObject("textDocument") : nullptr;
+  const std::optional<llvm::StringRef> Uri = Doc ? Doc->getString("uri") : std::nullopt;
+  const std::optional<llvm::StringRef> Text = Doc ? Doc->getString("text") : std::nullopt;
+  const std::string File = Uri ? pathOf(*Uri) : "";
+  if (File.empty() || !Text || S.Done.contains(File) || !importsLinpipe(*Text) ||
+      hasCompileCommands(File))
+    return std::nullopt;
+  return std::make_pair(Uri->str(), File);
+}
+
+void forwardEditor(int EditorFd, std::shared_ptr<Session> S) {
+  LspReader In(EditorFd);
   std::string Headers, Body;
-  while (readMessage(*In, Headers, Body)) {
-    const std::string Ahead = commandFor(Body, State);
-    if (!writeAll(ToClangd, Ahead) || !writeAll(ToClangd, Headers) || !writeAll(ToClangd, Body))
+  while (In.read(Headers, Body)) {
+    if (takeProgressReply(Body, *S))
+      continue;
+    const std::lock_guard<std::mutex> Lock(S->Lock);
+    noteInitialize(Body, *S);
+    if (const std::string *Uri = heldFile(Body, *S)) {
+      S->Held[*Uri].push_back(Headers + Body);
+      continue;
+    }
+    if (auto Lone = loneOpen(Body, *S)) {
+      auto &[Uri, File] = *Lone;
+      S->Done.insert(File);
+      S->Held[Uri].push_back(Headers + Body);
+      std::thread(giveCommand, S, Uri, File, TokenPrefix.str() + std::to_string(S->NextToken++))
+          .detach();
+      continue;
+    }
+    if (!writeAll(S->ToClangd, Headers) || !writeAll(S->ToClangd, Body))
       break;
   }
-  ::close(ToClangd); // clangd sees the editor's end of input
+  const std::lock_guard<std::mutex> Lock(S->Lock);
+  ::close(S->ToClangd); // clangd sees the editor's end of input
+  S->ToClangd = -1;
 }
 
 } // namespace
@@ -213,7 +280,10 @@ bool startLoneFileProxy(std::string Tool) {
     return false;
   }
   ::close(Pipe[0]);
-  std::thread(forward, EditorFd, Pipe[1], std::move(Tool)).detach();
+  auto S = std::make_shared<Session>();
+  S->ToClangd = Pipe[1];
+  S->Tool = std::move(Tool);
+  std::thread(forwardEditor, EditorFd, std::move(S)).detach();
   return true;
 }
 

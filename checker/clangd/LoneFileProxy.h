@@ -5,7 +5,11 @@
 // a textDocument/didOpen of a lone file that imports linpipe, it sends clangd a
 // workspace/didChangeConfiguration carrying that file's compile command (clangd's
 // compilationDatabaseChanges extension, the way other LSP front ends hand clangd their
-// commands). Every message is passed on unchanged and in order.
+// commands). linpipe-tidy may take a minute to answer (it builds linpipe's module interfaces on
+// first use), so it is asked off the forwarding thread: that file's messages are held back, in
+// order, until its command is in, and every other message goes on at once. A wait longer than a
+// moment is shown in the editor (work-done progress, else a message). Every message is passed on
+// unchanged and, per file, in order.
 //
 //===----------------------------------------------------------------------===//
 

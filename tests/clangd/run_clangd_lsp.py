@@ -4,11 +4,19 @@ for one file (tests/clangd): unlike `clangd --check`, this sees warnings too.
 
     run_clangd_lsp.py --clangd EXE [--cdb DIR | --lone] --file SRC --expect CODE:SEVERITY:LINE ...
                       [--reject CODE] [--no-errors | --errors-only-from PREFIX]
-                      [--user-config YAML]
+                      [--user-config YAML] [--doc-links]
+                      [--tool-delay SECONDS --other-file] [--progress | --no-progress-capability]
 
 --lone copies SRC into a fresh folder outside any project (no compile_commands.json or
 compile_flags.txt there or above, no .clangd, no .clang-tidy) and opens the copy there, with a
 user config folder of its own: what an editor does with a file saved anywhere.
+
+--tool-delay makes linpipe-tidy's answer for the lone file that many seconds late (a wrapper
+script as $LINPIPE_TIDY), as when its module interfaces are built for the first time. With
+--other-file a second file is opened right after it and asked for its symbols: the answer must
+come while the lone file still waits. --progress asserts that the wait is shown: work-done
+progress (begin, then end) when the editor says it supports it, else a window/showMessage
+(--no-progress-capability). --doc-links asserts each linpipe finding links to its check's page.
 
 CODE is the diagnostic's code (a clang-tidy check name, or a clang warning flag such as
 -Wconsumed), SEVERITY 1 (error) .. 4 (hint) or '*', LINE 1-based or '*'.
@@ -23,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 
 def send(proc, msg):
@@ -61,6 +70,12 @@ def main() -> int:
     ap.add_argument("--errors-only-from", metavar="PREFIX",
                     help="fail on an error (severity 1) whose code does not start with PREFIX")
     ap.add_argument("--user-config", help="with --lone: the user's clangd config.yaml")
+    ap.add_argument("--tidy", help="with --tool-delay: the linpipe-tidy to delay")
+    ap.add_argument("--doc-links", action="store_true")
+    ap.add_argument("--tool-delay", type=float)
+    ap.add_argument("--other-file", action="store_true")
+    ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--no-progress-capability", action="store_true")
     ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args()
 
@@ -78,6 +93,12 @@ def main() -> int:
         if args.user_config:
             (folder / "config" / "clangd").mkdir(parents=True)
             shutil.copy(args.user_config, folder / "config" / "clangd" / "config.yaml")
+        if args.tool_delay:
+            wrapper = folder / "slow-linpipe-tidy"
+            tool = args.tidy or env.get("LINPIPE_TIDY") or shutil.which("linpipe-tidy")
+            wrapper.write_text(f"#!/bin/sh\nsleep {args.tool_delay}\nexec '{tool}' \"$@\"\n")
+            wrapper.chmod(0o755)
+            env["LINPIPE_TIDY"] = str(wrapper)
     else:
         command.append(f"--compile-commands-dir={args.cdb}")
     uri = path.as_uri()
@@ -85,20 +106,42 @@ def main() -> int:
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr)
     inbox = []
     threading.Thread(target=reader, args=(proc, inbox), daemon=True).start()
+    capabilities = {} if args.no_progress_capability else {"window": {"workDoneProgress": True}}
     send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"processId": None, "rootUri": path.parent.as_uri(), "capabilities": {}}})
+                "params": {"processId": None, "rootUri": path.parent.as_uri(),
+                           "capabilities": capabilities}})
     send(proc, {"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    start = time.time()
     send(proc, {"jsonrpc": "2.0", "method": "textDocument/didOpen",
                 "params": {"textDocument": {"uri": uri, "languageId": "cpp", "version": 1,
                                             "text": path.read_text()}}})
+    other = None
+    if args.other_file:  # another lone file, one that does not import linpipe
+        other_folder = pathlib.Path(tempfile.mkdtemp(prefix="linpipe-other-"))
+        other = other_folder / "other.cpp"
+        other.write_text("int answer() { return 42; }\n")
+        send(proc, {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                    "params": {"textDocument": {"uri": other.as_uri(), "languageId": "cpp",
+                                                "version": 1, "text": other.read_text()}}})
+        send(proc, {"jsonrpc": "2.0", "id": 3, "method": "textDocument/documentSymbol",
+                    "params": {"textDocument": {"uri": other.as_uri()}}})
     diags = None
+    when = {}  # first arrival time of: the lone file's diagnostics, the other file's symbols
+    answered = set()
     deadline = time.time() + args.timeout
     while diags is None and time.time() < deadline and proc.poll() is None:
         for msg in list(inbox):
+            if "id" in msg and "method" in msg and msg["id"] not in answered:  # a request to the editor
+                answered.add(msg["id"])
+                send(proc, {"jsonrpc": "2.0", "id": msg["id"], "result": None})
+            if msg.get("id") == 3 and "result" in msg:
+                when.setdefault("symbols", time.time() - start)
             if msg.get("method") == "textDocument/publishDiagnostics" and \
                msg["params"]["uri"] == uri:
                 diags = msg["params"]["diagnostics"]
+                when.setdefault("diagnostics", time.time() - start)
         time.sleep(0.1)
+    time.sleep(0.3)  # a progress end sent right after the file's command
     send(proc, {"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
     send(proc, {"jsonrpc": "2.0", "method": "exit"})
     try:
@@ -112,6 +155,37 @@ def main() -> int:
         print(f"line {d['range']['start']['line'] + 1}: severity {d.get('severity')} "
               f"[{d.get('source', '')} {d.get('code', '')}] {d['message'].splitlines()[0]}")
     failures = []
+    print("arrivals (s after the lone file's didOpen):",
+          ", ".join(f"{k} {v:.1f}" for k, v in when.items()))
+    if args.other_file:
+        if "symbols" not in when:
+            failures.append("the other file's documentSymbol request was never answered")
+        elif when["symbols"] >= min(when.get("diagnostics", args.timeout), args.tool_delay or 0):
+            failures.append("the other file was answered only after the lone file's command came")
+    if args.progress:
+        shown = [m for m in inbox if m.get("method") in ("$/progress", "window/showMessage",
+                                                         "window/workDoneProgress/create")]
+        for m in shown:
+            print("shown:", json.dumps(m["params"]))
+        if args.no_progress_capability:
+            if not any(m["method"] == "window/showMessage" and "linpipe" in m["params"]["message"]
+                       for m in shown):
+                failures.append("no window/showMessage about the wait")
+        else:
+            kinds = [m["params"]["value"]["kind"] for m in shown if m["method"] == "$/progress"
+                     and str(m["params"]["token"]).startswith("linpipe-")]
+            created = any(m["method"] == "window/workDoneProgress/create" for m in shown)
+            if not created or kinds != ["begin", "end"]:
+                failures.append(f"expected a created linpipe progress token, then begin and end; got {kinds}")
+    if args.doc_links:
+        for d in diags:
+            code = str(d.get("code", ""))
+            if not code.startswith("linpipe-"):
+                continue
+            href = d.get("codeDescription", {}).get("href", "")
+            page = pathlib.Path(urllib.parse.unquote(urllib.parse.urlparse(href).path))
+            if not href.startswith("file://") or page.name != code + ".md" or not page.is_file():
+                failures.append(f"{code}: link {href!r} is not the check's page")
     for spec in args.expect:
         code, severity, line = spec.rsplit(":", 2)
         if not any(d.get("code") == code
@@ -134,6 +208,8 @@ def main() -> int:
         failures.append("a mistake reported twice (same code, same line)")
     if args.lone:
         shutil.rmtree(path.parent, ignore_errors=True)
+    if other:
+        shutil.rmtree(other.parent, ignore_errors=True)
     for f in failures:
         print("FAIL:", f)
     if not failures:
