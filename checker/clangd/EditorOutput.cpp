@@ -9,11 +9,15 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <fcntl.h>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -30,9 +34,10 @@ constexpr llvm::StringLiteral ClangTidyDocs = "https://clang.llvm.org/extra/clan
 // The proxy's state; one per process (clangd has one stdout).
 struct Output {
   std::mutex Write;          // one whole message at a time on EditorFd
-  int EditorFd = -1;
+  std::atomic<int> EditorFd = -1;
   std::string CheckDocs;
-  std::mutex Done;
+  std::mutex Done;           // Observe, Finished
+  DiagnosticsObserver Observe;
   std::condition_variable Drained;
   bool Finished = false;     // clangd's stdout reached its end
 };
@@ -40,6 +45,11 @@ struct Output {
 Output &output() {
   static Output *O = new Output; // never destroyed: a detached thread may still use it at exit
   return *O;
+}
+
+DiagnosticsObserver observer() {
+  const std::lock_guard<std::mutex> Lock(output().Done);
+  return output().Observe;
 }
 
 // file:// URI of an absolute path, percent-encoding all but unreserved characters and '/'.
@@ -59,14 +69,28 @@ void forwardClangd(int FromClangd) {
   LspReader In(FromClangd);
   std::string Headers, Body;
   while (In.read(Headers, Body)) {
-    const std::lock_guard<std::mutex> Lock(O.Write);
-    // Reframed only when a link changed: everything else goes out byte for byte.
-    if (Body.find(ClangTidyDocs.str() + "linpipe/") != std::string::npos) {
-      if (!writeAll(O.EditorFd, frameBody(withCheckDocLinks(Body, O.CheckDocs))))
-        break;
-    } else if (!writeAll(O.EditorFd, Headers) || !writeAll(O.EditorFd, Body)) {
-      break;
+    // Reframed only when something changed: everything else goes out byte for byte.
+    std::optional<std::string> Changed;
+    std::string Uri;
+    int64_t Version = 0;
+    bool Missing = false;
+    const bool Diagnostics = Body.find("textDocument/publishDiagnostics") != std::string::npos;
+    if (Diagnostics) {
+      std::string Hinted = withModuleHint(Body, Uri, Version, Missing);
+      if (Missing)
+        Changed = std::move(Hinted);
     }
+    if (Body.find(ClangTidyDocs.str() + "linpipe/") != std::string::npos)
+      Changed = withCheckDocLinks(Changed ? *Changed : Body, O.CheckDocs);
+    {
+      const std::lock_guard<std::mutex> Lock(O.Write);
+      if (Changed ? !writeAll(O.EditorFd, frameBody(*Changed))
+                  : !writeAll(O.EditorFd, Headers) || !writeAll(O.EditorFd, Body))
+        break;
+    }
+    if (Diagnostics && !Uri.empty())
+      if (const DiagnosticsObserver Observe = observer())
+        Observe(Uri, Version, Missing);
   }
   ::close(FromClangd);
   const std::lock_guard<std::mutex> Lock(O.Done);
@@ -75,6 +99,37 @@ void forwardClangd(int FromClangd) {
 }
 
 } // namespace
+
+std::string withModuleHint(llvm::StringRef Body, std::string &Uri, int64_t &Version,
+                           bool &MissingLinpipe) {
+  static const llvm::Regex NotFound("^[Mm]odule 'linpipe(:[A-Za-z0-9_]+)?' not found");
+  MissingLinpipe = false;
+  llvm::Expected<llvm::json::Value> Message = llvm::json::parse(Body);
+  if (!Message) {
+    llvm::consumeError(Message.takeError());
+    return Body.str();
+  }
+  llvm::json::Object *O = Message->getAsObject();
+  llvm::json::Object *Params = O ? O->getObject("params") : nullptr;
+  if (!Params || O->getString("method") != "textDocument/publishDiagnostics")
+    return Body.str();
+  Uri = Params->getString("uri").value_or("").str();
+  Version = Params->getInteger("version").value_or(0);
+  if (llvm::json::Array *Diagnostics = Params->getArray("diagnostics"))
+    for (llvm::json::Value &D : *Diagnostics) {
+      llvm::json::Object *Diagnostic = D.getAsObject();
+      std::optional<llvm::StringRef> Text = Diagnostic ? Diagnostic->getString("message")
+                                                       : std::nullopt;
+      if (!Text || !NotFound.match(*Text))
+        continue;
+      MissingLinpipe = true;
+      (*Diagnostic)["message"] =
+          Text->str() + ": linpipe's module interfaces are made by the project's build. Build it "
+                        "once (cmake --build <build dir>); linpipe-clangd re-checks this file "
+                        "when they are written";
+    }
+  return MissingLinpipe ? llvm::formatv("{0}", *Message).str() : Body.str();
+}
 
 std::string withCheckDocLinks(llvm::StringRef Body, llvm::StringRef CheckDocs) {
   // clangd's link for check `module-rest` is <ClangTidyDocs>module/rest.html.
@@ -133,6 +188,11 @@ bool startEditorOutput(std::string CheckDocs) {
   O.CheckDocs = std::move(CheckDocs);
   std::thread(forwardClangd, Pipe[0]).detach();
   return true;
+}
+
+void observeDiagnostics(DiagnosticsObserver Observer) {
+  const std::lock_guard<std::mutex> Lock(output().Done);
+  output().Observe = std::move(Observer);
 }
 
 bool editorOutputRunning() { return output().EditorFd >= 0; }

@@ -16,6 +16,8 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
+#include <cstdint>
+#include <functional>
 #include <string>
 
 namespace linpipe::clangd {
@@ -26,6 +28,17 @@ bool startEditorOutput(std::string CheckDocs);
 
 /// Sends \p Message to the editor between clangd's messages. Dropped when no proxy runs.
 void sendToEditor(const llvm::json::Value &Message);
+
+/// Called (on the output thread, nothing locked) for each textDocument/publishDiagnostics:
+/// the document, its version and whether module 'linpipe' was not found.
+using DiagnosticsObserver =
+    std::function<void(const std::string &Uri, int64_t Version, bool MissingLinpipe)>;
+void observeDiagnostics(DiagnosticsObserver Observer);
+
+/// \p Body (a publishDiagnostics) with the hint added to "Module 'linpipe' not found"; sets
+/// \p Uri, \p Version and \p MissingLinpipe from it. Unchanged if it is not one.
+std::string withModuleHint(llvm::StringRef Body, std::string &Uri, int64_t &Version,
+                           bool &MissingLinpipe);
 
 /// Whether sendToEditor reaches the editor.
 bool editorOutputRunning();

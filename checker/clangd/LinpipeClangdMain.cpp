@@ -10,8 +10,10 @@
 // override: the linpipe checks run without a project .clangd (DefaultChecks.h), and a lone
 // file that imports linpipe (no compile commands anywhere clangd looks) opens with the flags
 // that make the import resolve, asked from linpipe-tidy (LoneFile.h): through the editor's
-// session (LoneFileProxy.h) or, for `--check=FILE`, through a one-entry compile_commands.json.
-// On the way out to the editor, findings link to the checks' own pages (EditorOutput.h).
+// session (EditorInput.h) or, for `--check=FILE`, through a one-entry compile_commands.json.
+// In an editor's session, a file opened before the project's first build is re-checked once the
+// build writes linpipe's module files (EditorInput.h), and on the way out findings link to the
+// checks' own pages (EditorOutput.h).
 //
 // clangd locates the compiler's resource directory (builtin headers, CUDA wrappers) relative to its
 // own executable. This one does not live next to clang, so the resource directory of the clang it
@@ -20,9 +22,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "DefaultChecks.h"
+#include "EditorInput.h"
 #include "EditorOutput.h"
 #include "LoneFile.h"
-#include "LoneFileProxy.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -99,12 +101,18 @@ std::string loneCheckDatabase(const char *Argv0, llvm::StringRef File) {
 int main(int argc, char *argv[]) {
   std::vector<char *> args(argv, argv + argc);
   bool hasResourceDir = false, hasDatabaseDir = false, configOff = false, notServing = false;
+  std::string databaseDir;
   const char *checkFile = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (startsWith(argv[i], "--resource-dir") || startsWith(argv[i], "-resource-dir"))
       hasResourceDir = true;
-    if (startsWith(argv[i], "--compile-commands-dir") || startsWith(argv[i], "-compile-commands-dir"))
+    if (startsWith(argv[i], "--compile-commands-dir") || startsWith(argv[i], "-compile-commands-dir")) {
       hasDatabaseDir = true;
+      if (const char *eq = std::strchr(argv[i], '='))
+        databaseDir = eq + 1;
+      else if (i + 1 < argc)
+        databaseDir = argv[i + 1];
+    }
     if (startsWith(argv[i], "--enable-config=") || startsWith(argv[i], "-enable-config=")) {
       const std::string value = llvm::StringRef(std::strchr(argv[i], '=') + 1).lower();
       configOff = value == "false" || value == "0";
@@ -146,10 +154,11 @@ int main(int argc, char *argv[]) {
   if (serving && !linpipe::clangd::startEditorOutput(linpipe::clangd::checkDocsFolder(argv[0])))
     llvm::errs() << "linpipe-clangd: findings link to clang.llvm.org, not linpipe's pages, and "
                     "lone files build silently (cannot put a pipe after clangd)\n";
-  if (serving && !hasDatabaseDir &&
-      !linpipe::clangd::startLoneFileProxy(linpipe::clangd::linpipeTidyPath(argv[0])))
-    llvm::errs() << "linpipe-clangd: lone files open without linpipe's module flags "
-                    "(cannot put a pipe in front of clangd)\n";
+  if (serving &&
+      !linpipe::clangd::startEditorInput(linpipe::clangd::linpipeTidyPath(argv[0]), databaseDir))
+    llvm::errs() << "linpipe-clangd: lone files open without linpipe's module flags and files "
+                    "opened before the first build are not re-checked after it (cannot put a "
+                    "pipe in front of clangd)\n";
   llvm::scope_exit removeDatabase([&] {
     if (!checkDatabase.empty())
       llvm::sys::fs::remove_directories(checkDatabase);

@@ -2,10 +2,17 @@
 """Drives <clangd> as an editor does (LSP over stdio) and asserts on the diagnostics it publishes
 for one file (tests/clangd): unlike `clangd --check`, this sees warnings too.
 
-    run_clangd_lsp.py --clangd EXE [--cdb DIR | --lone] --file SRC --expect CODE:SEVERITY:LINE ...
+    run_clangd_lsp.py --clangd EXE [--cdb DIR | --lone | --project KIND --flags-from DIR] --file SRC --expect CODE:SEVERITY:LINE ...
                       [--reject CODE] [--no-errors | --errors-only-from PREFIX]
                       [--user-config YAML] [--doc-links]
                       [--tool-delay SECONDS --other-file] [--progress | --no-progress-capability]
+
+--project before-build opens SRC in a fresh project whose compile_commands.json lists it with
+--flags-from's flags but whose BMI folder is empty (configured, not yet built; with
+before-build-modmap its imports come from a CMake-style .modmap not yet written); once the
+"Module 'linpipe' not found" error arrives (it must say to build), the test writes the BMIs
+there and, with no edit, the file must be re-checked. --project new-source lists only another
+file: SRC is new, and must still get linpipe's findings.
 
 --lone copies SRC into a fresh folder outside any project (no compile_commands.json or
 compile_flags.txt there or above, no .clangd, no .clang-tidy) and opens the copy there, with a
@@ -57,12 +64,52 @@ def reader(proc, inbox):
         inbox.append(json.loads(proc.stdout.read(length)))
 
 
+def make_project(kind, source, flags_from):
+    """A project folder (src/, build/compile_commands.json) whose BMI folder is still empty, as
+    before its first build. before-build: the database has SOURCE's entry. new-source: it has
+    only another file's (SOURCE is new, not yet in the build). Returns the folder, SOURCE's copy
+    there, and a function that plays the build: it writes linpipe's BMIs where the entry reads them.
+    """
+    entry = json.loads((flags_from / "compile_commands.json").read_text())[0]
+    argv = entry["arguments"]
+    built = next(a.split("=", 1)[1] for a in argv if a.startswith("-fprebuilt-module-path="))
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="linpipe-project-"))
+    (folder / "src").mkdir()
+    (folder / "build").mkdir()
+    bmis = folder / "build" / "bmis"
+    copy = pathlib.Path(shutil.copy(source, folder / "src"))
+    listed = folder / "src" / "other.cpp" if kind == "new-source" else copy
+    if kind == "new-source":
+        listed.write_text("import linpipe;\nint other() { return 0; }\n")
+    # CMake's way: a response file the build writes, naming each interface (relative paths).
+    modmap = folder / "build" / "src.cpp.o.modmap"
+    imports = "@src.cpp.o.modmap" if kind == "before-build-modmap" else f"-fprebuilt-module-path={bmis}"
+    argv = [imports if a.startswith("-fprebuilt-module-path=")
+            else str(listed) if a == entry["file"] else a for a in argv]
+    (folder / "build" / "compile_commands.json").write_text(json.dumps(
+        [{"directory": str(folder / "build"), "file": str(listed), "arguments": argv}]))
+
+    def copy_bmis():
+        bmis.mkdir()
+        lines = []
+        for pcm in pathlib.Path(built).glob("*.pcm"):
+            shutil.copy(pcm, bmis)
+            name = pcm.stem.replace("-", ":", 1)
+            lines.append(f'-fmodule-file="{name}=bmis/{pcm.name}"')
+        if kind == "before-build-modmap":
+            modmap.write_text("\n".join(lines) + "\n")
+    return folder, copy, copy_bmis
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--clangd", required=True)
     where = ap.add_mutually_exclusive_group(required=True)
     where.add_argument("--cdb")
     where.add_argument("--lone", action="store_true")
+    where.add_argument("--project", choices=["before-build", "before-build-modmap", "new-source"])
+    ap.add_argument("--flags-from", help="with --project: a compile_commands.json folder whose "
+                    "first entry's flags (and -fprebuilt-module-path BMIs) the project uses")
     ap.add_argument("--file", required=True)
     ap.add_argument("--expect", action="append", default=[])
     ap.add_argument("--reject", action="append", default=[], help="a diagnostic code that must not appear")
@@ -99,6 +146,9 @@ def main() -> int:
             wrapper.write_text(f"#!/bin/sh\nsleep {args.tool_delay}\nexec '{tool}' \"$@\"\n")
             wrapper.chmod(0o755)
             env["LINPIPE_TIDY"] = str(wrapper)
+    elif args.project:
+        folder, path, copy_bmis = make_project(args.project, path, pathlib.Path(args.flags_from))
+        env["XDG_CONFIG_HOME"] = str(folder / "config")
     else:
         command.append(f"--compile-commands-dir={args.cdb}")
     uri = path.as_uri()
@@ -128,19 +178,31 @@ def main() -> int:
     diags = None
     when = {}  # first arrival time of: the lone file's diagnostics, the other file's symbols
     answered = set()
+    seen = 0  # messages looked at so far
+    missing = None  # the "Module 'linpipe' not found" diagnostic, once published
     deadline = time.time() + args.timeout
     while diags is None and time.time() < deadline and proc.poll() is None:
-        for msg in list(inbox):
+        for msg in inbox[seen:]:
+            seen += 1
             if "id" in msg and "method" in msg and msg["id"] not in answered:  # a request to the editor
                 answered.add(msg["id"])
                 send(proc, {"jsonrpc": "2.0", "id": msg["id"], "result": None})
             if msg.get("id") == 3 and "result" in msg:
                 when.setdefault("symbols", time.time() - start)
-            if msg.get("method") == "textDocument/publishDiagnostics" and \
-               msg["params"]["uri"] == uri:
-                diags = msg["params"]["diagnostics"]
-                when.setdefault("diagnostics", time.time() - start)
-        time.sleep(0.1)
+            if msg.get("method") != "textDocument/publishDiagnostics" or msg["params"]["uri"] != uri:
+                continue
+            published = msg["params"]["diagnostics"]
+            not_found = [d for d in published if "module 'linpipe' not found" in d["message"].lower()]
+            if args.project and not_found:
+                if missing is None:
+                    missing = not_found[0]
+                    when["not found"] = time.time() - start
+                    if args.project.startswith("before-build"):
+                        copy_bmis()  # the project's build writes linpipe's module interfaces
+                        when["built"] = time.time() - start
+                continue
+            diags = published
+            when.setdefault("diagnostics", time.time() - start)
     time.sleep(0.3)  # a progress end sent right after the file's command
     send(proc, {"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
     send(proc, {"jsonrpc": "2.0", "method": "exit"})
@@ -149,12 +211,22 @@ def main() -> int:
     except subprocess.TimeoutExpired:
         proc.kill()
     if diags is None:
-        print("FAIL: no diagnostics published for", uri)
+        for msg in inbox:
+            if msg.get("method") == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri:
+                print("published:", [d["message"].splitlines()[0] for d in msg["params"]["diagnostics"]])
+        print("FAIL: no diagnostics published for", uri, "(but those above)" if missing else "")
         return 1
     for d in diags:
         print(f"line {d['range']['start']['line'] + 1}: severity {d.get('severity')} "
               f"[{d.get('source', '')} {d.get('code', '')}] {d['message'].splitlines()[0]}")
     failures = []
+    if args.project:
+        if missing is None:
+            failures.append("no \"Module 'linpipe' not found\" before the build")
+        else:
+            print("before the build:", missing["message"])
+            if "cmake --build" not in missing["message"]:
+                failures.append("the module-not-found error does not say to build the project")
     print("arrivals (s after the lone file's didOpen):",
           ", ".join(f"{k} {v:.1f}" for k, v in when.items()))
     if args.other_file:
@@ -210,6 +282,8 @@ def main() -> int:
         shutil.rmtree(path.parent, ignore_errors=True)
     if other:
         shutil.rmtree(other.parent, ignore_errors=True)
+    if args.project:
+        shutil.rmtree(folder, ignore_errors=True)
     for f in failures:
         print("FAIL:", f)
     if not failures:

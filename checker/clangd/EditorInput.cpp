@@ -1,15 +1,15 @@
-//===--- LoneFileProxy.cpp - linpipe-clangd -------------------------------===//
+//===--- EditorInput.cpp - linpipe-clangd ---------------------------------===//
 //
-// See LoneFileProxy.h.
+// See EditorInput.h.
 //
 //===----------------------------------------------------------------------===//
 
-#include "LoneFileProxy.h"
+#include "EditorInput.h"
 #include "EditorOutput.h"
+#include "EditorSession.h"
 #include "LoneFile.h"
 #include "LspStream.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 #include <chrono>
 #include <fcntl.h>
@@ -24,29 +24,6 @@
 namespace linpipe::clangd {
 
 namespace {
-
-// Progress of one lone file's command, reported with the editor's work-done progress when it
-// has that capability: created (the editor answered window/workDoneProgress/create), then begun
-// and ended in that order whatever order the answer and the command arrive in.
-struct Progress {
-  std::string File;
-  bool Created = false, Begun = false, Finished = false;
-  std::string EndMessage;
-};
-
-struct Session {
-  std::mutex Lock; // everything below, and the order of writes to clangd
-  int ToClangd = -1;
-  std::string Tool;
-  llvm::StringSet<> Done;      // lone files already given a command (or being given one)
-  bool ClientDatabase = false; // initialize named a compilation database: it rules every file
-  bool ClientProgress = false; // the editor shows server-initiated work-done progress
-  // A lone file's messages held back, in order, until its command is in: clangd must parse it
-  // with the module flags, and other files' messages must not wait behind it.
-  std::map<std::string, std::vector<std::string>> Held;
-  std::map<std::string, Progress> Tokens;
-  unsigned NextToken = 0;
-};
 
 constexpr llvm::StringLiteral TokenPrefix = "linpipe-lone-file-";
 // A warm cache answers in well under a second: only a longer wait is worth a notification.
@@ -63,24 +40,9 @@ std::optional<llvm::json::Object> parseObject(llvm::StringRef Body) {
   return std::nullopt;
 }
 
-// file:///a%20b/c.cpp -> /a b/c.cpp; empty for other schemes.
-std::string pathOf(llvm::StringRef Uri) {
-  if (!Uri.consume_front("file://"))
-    return "";
-  std::string Path;
-  for (size_t I = 0; I < Uri.size(); ++I) {
-    if (Uri[I] == '%' && I + 2 < Uri.size() && llvm::isHexDigit(Uri[I + 1]) &&
-        llvm::isHexDigit(Uri[I + 2])) {
-      Path += static_cast<char>(llvm::hexFromNibbles(Uri[I + 1], Uri[I + 2]));
-      I += 2;
-    } else {
-      Path += Uri[I];
-    }
-  }
-  return Path;
-}
 
-// Notes what initialize says: a compilation database of the editor's, progress support.
+// Notes what initialize says: a compilation database of the editor's (it then rules every
+// file, as --compile-commands-dir does), progress support.
 void noteInitialize(llvm::StringRef Body, Session &S) {
   if (!Body.contains("\"initialize\""))
     return;
@@ -91,7 +53,8 @@ void noteInitialize(llvm::StringRef Body, Session &S) {
   const llvm::json::Object *Options = Params ? Params->getObject("initializationOptions") : nullptr;
   const llvm::json::Object *Capabilities = Params ? Params->getObject("capabilities") : nullptr;
   const llvm::json::Object *Window = Capabilities ? Capabilities->getObject("window") : nullptr;
-  S.ClientDatabase = Options && Options->getString("compilationDatabasePath");
+  if (auto Database = Options ? Options->getString("compilationDatabasePath") : std::nullopt)
+    S.DatabaseDir = Database->str();
   S.ClientProgress = Window && Window->getBoolean("workDoneProgress").value_or(false);
 }
 
@@ -176,8 +139,7 @@ std::string commandMessage(const std::string &File, const std::vector<std::strin
                                                       std::move(Changes)}}}}}});
 }
 
-// Asks linpipe-tidy for a lone file's command off the forwarding thread, then lets the file's
-// held messages through behind it.
+// The body of startLoneCommand's thread.
 void giveCommand(std::shared_ptr<Session> S, std::string Uri, std::string File,
                  std::string Token) {
   logLine("linpipe-clangd: " + File + " has no compile commands: asking linpipe-tidy for its module flags");
@@ -223,7 +185,7 @@ const std::string *heldFile(llvm::StringRef Body, const Session &S) {
 std::optional<std::pair<std::string, std::string>> loneOpen(llvm::StringRef Body,
                                                             const Session &S) {
   // Most messages are not a didOpen (edits carry whole files): skip parsing those.
-  if (S.ClientDatabase || !Body.contains("didOpen"))
+  if (!S.DatabaseDir.empty() || !Body.contains("didOpen"))
     return std::nullopt;
   std::optional<llvm::json::Object> O = parseObject(Body);
   if (!O || O->getString("method") != "textDocument/didOpen")
@@ -232,7 +194,7 @@ std::optional<std::pair<std::string, std::string>> loneOpen(llvm::StringRef Body
   const llvm::json::Object *Doc = Params ? Params->getObject("textDocument") : nullptr;
   const std::optional<llvm::StringRef> Uri = Doc ? Doc->getString("uri") : std::nullopt;
   const std::optional<llvm::StringRef> Text = Doc ? Doc->getString("text") : std::nullopt;
-  const std::string File = Uri ? pathOf(*Uri) : "";
+  const std::string File = Uri ? pathOfUri(*Uri) : "";
   if (File.empty() || !Text || S.Done.contains(File) || !importsLinpipe(*Text) ||
       hasCompileCommands(File))
     return std::nullopt;
@@ -255,8 +217,7 @@ void forwardEditor(int EditorFd, std::shared_ptr<Session> S) {
       auto &[Uri, File] = *Lone;
       S->Done.insert(File);
       S->Held[Uri].push_back(Headers + Body);
-      std::thread(giveCommand, S, Uri, File, TokenPrefix.str() + std::to_string(S->NextToken++))
-          .detach();
+      startLoneCommand(S, Uri, File);
       continue;
     }
     if (!writeAll(S->ToClangd, Headers) || !writeAll(S->ToClangd, Body))
@@ -269,7 +230,29 @@ void forwardEditor(int EditorFd, std::shared_ptr<Session> S) {
 
 } // namespace
 
-bool startLoneFileProxy(std::string Tool) {
+std::string pathOfUri(llvm::StringRef Uri) {
+  if (!Uri.consume_front("file://"))
+    return "";
+  std::string Path;
+  for (size_t I = 0; I < Uri.size(); ++I) {
+    if (Uri[I] == '%' && I + 2 < Uri.size() && llvm::isHexDigit(Uri[I + 1]) &&
+        llvm::isHexDigit(Uri[I + 2])) {
+      Path += static_cast<char>(llvm::hexFromNibbles(Uri[I + 1], Uri[I + 2]));
+      I += 2;
+    } else {
+      Path += Uri[I];
+    }
+  }
+  return Path;
+}
+
+void startLoneCommand(const std::shared_ptr<Session> &S, const std::string &Uri,
+                      const std::string &File) {
+  std::thread(giveCommand, S, Uri, File, TokenPrefix.str() + std::to_string(S->NextToken++))
+      .detach();
+}
+
+bool startEditorInput(std::string Tool, std::string DatabaseDir) {
   // Close-on-exec: linpipe-tidy and what it runs must not hold either end of the editor's stream.
   int Pipe[2];
   const int EditorFd = ::fcntl(0, F_DUPFD_CLOEXEC, 0);
@@ -283,6 +266,10 @@ bool startLoneFileProxy(std::string Tool) {
   auto S = std::make_shared<Session>();
   S->ToClangd = Pipe[1];
   S->Tool = std::move(Tool);
+  S->DatabaseDir = std::move(DatabaseDir);
+  observeDiagnostics([S](const std::string &Uri, int64_t Version, bool MissingLinpipe) {
+    noteModuleDiagnostics(S, Uri, Version, MissingLinpipe);
+  });
   std::thread(forwardEditor, EditorFd, std::move(S)).detach();
   return true;
 }
