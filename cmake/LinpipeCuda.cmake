@@ -24,6 +24,7 @@ include_guard(GLOBAL)
 include("${CMAKE_CURRENT_LIST_DIR}/LinpipeModuleUnits.cmake")
 
 set(_linpipe_flags_file "${CMAKE_CURRENT_LIST_DIR}/linpipe_cuda_flags.json")
+set(_linpipe_bmi_step "${CMAKE_CURRENT_LIST_DIR}/LinpipeBmiStep.cmake")
 file(READ "${_linpipe_flags_file}" _linpipe_flags_json)
 set_property(GLOBAL PROPERTY _linpipe_flags_json "${_linpipe_flags_json}")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_linpipe_flags_file}")
@@ -54,6 +55,15 @@ _linpipe_flags(_linpipe_default_archs default_cuda_architectures)
 set(LINPIPE_CUDA_ARCHITECTURES "${_linpipe_default_archs}" CACHE STRING
     "GPU arches of linpipe's CUDA flavour (initialises each target's LINPIPE_CUDA_ARCHITECTURES)")
 set(LINPIPE_CUDA_BMI_FLAGS "" CACHE STRING "Extra flags for linpipe's CUDA module interfaces")
+if(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
+  set(_linpipe_bmi_cache "$ENV{XDG_CACHE_HOME}/linpipe/bmi")
+elseif(DEFINED ENV{HOME} AND NOT "$ENV{HOME}" STREQUAL "")
+  set(_linpipe_bmi_cache "$ENV{HOME}/.cache/linpipe/bmi")
+else()
+  set(_linpipe_bmi_cache "")
+endif()
+set(LINPIPE_BMI_CACHE "${_linpipe_bmi_cache}" CACHE PATH
+    "Folder of linpipe's CUDA module interfaces, shared by build trees with the same compiler, toolkit and flags (empty: inside each build tree)")
 option(LINPIPE_ENABLE_CUDA "Build linpipe's CUDA flavour when a toolkit is found" ON)
 define_property(TARGET PROPERTY LINPIPE_CUDA_ARCHITECTURES
   INITIALIZE_FROM_VARIABLE LINPIPE_CUDA_ARCHITECTURES
@@ -130,16 +140,62 @@ function(_linpipe_cuda_device_opt out)
   set(${out} ${opt} PARENT_SCOPE)
 endfunction()
 
-# The folder of one side's BMIs: "host" or a GPU arch such as sm_90a.
-function(_linpipe_cuda_bmi_dir side out)
-  set(${out} "${CMAKE_BINARY_DIR}/linpipe_bmi/cuda-${side}" PARENT_SCOPE)
+# The GPU arch a side's BMIs are compiled with: a device side's own; for "host", the arch of
+# the device side that asked first (one host set per tree serves every target's arches).
+function(_linpipe_cuda_side_arch side arch out)
+  if(side STREQUAL "host")
+    get_property(first GLOBAL PROPERTY _linpipe_host_bmi_arch)
+    if(first)
+      set(arch ${first})
+    else()
+      set_property(GLOBAL PROPERTY _linpipe_host_bmi_arch ${arch})
+    endif()
+  endif()
+  set(${out} ${arch} PARENT_SCOPE)
 endfunction()
 
-# Builds the BMIs of one side ("host" or an arch such as sm_90a) once per build tree, behind
-# the target linpipe_cuda_bmis_<side>; returns the BMI files. `arch` is the GPU arch the side
-# is compiled with (for "host", the arch of the device side it pairs with).
+# The flags one side's BMIs are built with: "host" or a GPU arch such as sm_90a.
+function(_linpipe_cuda_bmi_flags side arch out)
+  _linpipe_cuda_side_arch(${side} ${arch} arch)
+  if(side STREQUAL "host")
+    set(side_flag --cuda-host-only)
+  else()
+    set(side_flag --cuda-device-only)
+  endif()
+  _linpipe_flags(compile cuda_compile)
+  _linpipe_flags(arch_flags cuda_arch arch ${arch})
+  _linpipe_flags(interface cuda_module_interface)
+  # What CMake gives every CXX compile of this build, so BMI and importer agree.
+  _linpipe_cuda_build_flags(build_flags)
+  set(flags ${LINPIPE_CUDA_STD} ${build_flags} ${compile} ${arch_flags})
+  if(NOT side STREQUAL "host")
+    _linpipe_cuda_device_opt(device_opt)
+    list(APPEND flags ${device_opt})
+  endif()
+  set(${out} ${flags} ${interface} ${side_flag} PARENT_SCOPE)
+endfunction()
+
+# The folder of one side's BMIs. With LINPIPE_BMI_CACHE (the default), a folder there named by
+# what the BMIs depend on: the compiler, the toolkit and flags (all in the flags) and the module
+# sources' folder, so build trees that agree on all of it share one set of BMIs (a second tree,
+# or a Debug tree beside a Release one with the same flags, builds none). Else inside the tree.
+function(_linpipe_cuda_bmi_dir side arch out)
+  if(NOT LINPIPE_BMI_CACHE)
+    set(${out} "${CMAKE_BINARY_DIR}/linpipe_bmi/cuda-${side}" PARENT_SCOPE)
+    return()
+  endif()
+  _linpipe_cuda_bmi_flags(${side} ${arch} flags)
+  string(SHA256 key "${CMAKE_CXX_COMPILER}\n${CMAKE_CXX_COMPILER_VERSION}\n${flags}\n${LINPIPE_MODULE_SOURCE_DIR}")
+  string(SUBSTRING "${key}" 0 16 key)
+  set(${out} "${LINPIPE_BMI_CACHE}/cuda-${side}-${key}" PARENT_SCOPE)
+endfunction()
+
+# Builds the BMIs of one side ("host" or an arch such as sm_90a) behind the target
+# linpipe_cuda_bmis_<side>; returns the BMI files. `arch` is the GPU arch the side is compiled
+# with (for "host", the arch of the device side it pairs with). Each is built by
+# LinpipeBmiStep.cmake, which compiles only what is missing or stale in a shared folder.
 function(_linpipe_cuda_bmis side arch out_files)
-  _linpipe_cuda_bmi_dir(${side} dir)
+  _linpipe_cuda_bmi_dir(${side} ${arch} dir)
   get_property(done GLOBAL PROPERTY "_linpipe_bmis_${side}")
   set(files "")
   foreach(unit IN LISTS LINPIPE_MODULE_PARTITIONS ITEMS "")
@@ -150,21 +206,11 @@ function(_linpipe_cuda_bmis side arch out_files)
     endif()
   endforeach()
   if(NOT done)
-    if(side STREQUAL "host")
-      set(side_flag --cuda-host-only)
-    else()
-      set(side_flag --cuda-device-only)
-    endif()
-    _linpipe_flags(compile cuda_compile)
-    _linpipe_flags(arch_flags cuda_arch arch ${arch})
-    _linpipe_flags(interface cuda_module_interface)
-    # What CMake gives every CXX compile of this build, so BMI and importer agree.
-    _linpipe_cuda_build_flags(build_flags)
-    set(flags ${LINPIPE_CUDA_STD} ${build_flags} ${compile} ${arch_flags})
-    if(NOT side STREQUAL "host")
-      _linpipe_cuda_device_opt(device_opt)
-      list(APPEND flags ${device_opt})
-    endif()
+    _linpipe_cuda_bmi_flags(${side} ${arch} flags)
+    set(headers "")
+    foreach(header IN LISTS LINPIPE_MODULE_HEADERS)
+      list(APPEND headers "${LINPIPE_MODULE_SOURCE_DIR}/${header}")
+    endforeach()
     set(built "")
     foreach(unit IN LISTS LINPIPE_MODULE_PARTITIONS ITEMS "")
       if(unit STREQUAL "")
@@ -186,14 +232,16 @@ function(_linpipe_cuda_bmis side arch out_files)
         list(APPEND needs "${dir}/${needed}")
       endforeach()
       # cuda_module_interface has -nocudainc: the driver's forced include would precede
-      # `module;`; each unit includes the CUDA wrapper in its global module fragment instead.
+      # `module;`. A unit's global module fragment has the execution-space attributes instead
+      # (linpipe_cuda_attributes.h) and, where it calls the runtime, <cuda_runtime_api.h>.
+      set(inputs "${src}" ${headers} ${needs})
+      list(JOIN inputs "|" inputs_arg)
       add_custom_command(
         OUTPUT "${pcm}"
-        COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
-        COMMAND "${CMAKE_CXX_COMPILER}" ${flags} ${interface} ${side_flag}
-                "-fprebuilt-module-path=${dir}" "${src}" -o "${pcm}"
-        DEPENDS "${src}" "${LINPIPE_MODULE_SOURCE_DIR}/linpipe_macros.h" "${_linpipe_flags_file}"
-                ${needs}
+        COMMAND "${CMAKE_COMMAND}" "-DOUT=${pcm}" "-DINPUTS=${inputs_arg}"
+                -P "${_linpipe_bmi_step}" --
+                "${CMAKE_CXX_COMPILER}" ${flags} "-fprebuilt-module-path=${dir}" "${src}"
+        DEPENDS ${inputs} "${_linpipe_flags_file}" "${_linpipe_bmi_step}"
         COMMENT "linpipe: module interface ${name} (CUDA ${side})"
         VERBATIM)
       list(APPEND built "${pcm}")
@@ -210,13 +258,13 @@ function(linpipe_cuda_import_flags out_flags out_depends)
   set(archs ${ARGN})
   list(GET archs 0 first_arch)
   _linpipe_flags(flags cuda_compile)
-  _linpipe_cuda_bmi_dir(host host_dir)
+  _linpipe_cuda_bmi_dir(host ${first_arch} host_dir)
   _linpipe_cuda_bmis(host ${first_arch} depends)
   _linpipe_flags(host_import cuda_import_host host_bmi_dir "${host_dir}")
   list(APPEND flags ${host_import})
   _linpipe_cuda_device_opt(device_opt)
   foreach(arch IN LISTS archs)
-    _linpipe_cuda_bmi_dir(${arch} device_dir)
+    _linpipe_cuda_bmi_dir(${arch} ${arch} device_dir)
     _linpipe_cuda_bmis(${arch} ${arch} device_bmis)
     list(APPEND depends ${device_bmis})
     _linpipe_flags(arch_flags cuda_arch arch ${arch})

@@ -26,6 +26,7 @@ install(FILES
   "${PROJECT_BINARY_DIR}/linpipe-config.cmake"
   "${PROJECT_BINARY_DIR}/linpipe-config-version.cmake"
   cmake/LinpipeCuda.cmake
+  cmake/LinpipeBmiStep.cmake
   cmake/linpipe_cuda_flags.json
   cmake/LinpipeModuleUnits.cmake
   cmake/LinpipeLint.cmake

@@ -31,7 +31,7 @@ set(LINPIPE_MODULE_PARTITIONS
   ordered_turns
   store_epilogue
   launch)
-set(LINPIPE_MODULE_HEADERS linpipe_macros.h linpipe_cuda_prelude.h)
+set(LINPIPE_MODULE_HEADERS linpipe_macros.h linpipe_cuda_attributes.h linpipe_cuda_prelude.h)
 
 # -Werror=consumed (the typestate layer) for every clang C++ compile that uses linpipe (not an
 # nvcc CUDA-language source, which has no such flag), unless the target says

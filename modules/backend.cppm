@@ -8,9 +8,6 @@
 // empty signals passes; the consumer starts at lap 0 and waits for the first fill.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <concepts>
 #include <cstddef>
 #include <cstdint>

@@ -5,9 +5,6 @@
 // producer forever, so those calls fail to compile with the fix.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 export module linpipe:barrier_roles;
 

@@ -2,9 +2,6 @@
 // the host. Backends measure bounded waits with it; the debug builds' budgets are in it.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <atomic>
 #include <chrono>
 #include <cstdint>

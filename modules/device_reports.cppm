@@ -9,13 +9,16 @@
 module;
 #include "linpipe_macros.h"
 #if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #endif
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#if defined(__CUDA__)
+// After the standard headers: linpipe_cuda_attributes.h says why.
+#include <cuda_runtime_api.h>
+#endif
 export module linpipe:device_reports;
 import :diagnostics;
 import :driver_api;

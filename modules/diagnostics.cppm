@@ -6,9 +6,6 @@
 // makes ptxas serialise its wgmma (C7510), and the debug build must time like the release one.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -4,9 +4,9 @@
 module;
 #include "linpipe_macros.h"
 #if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
 #endif
 export module linpipe:driver_api;
 

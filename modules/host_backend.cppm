@@ -6,9 +6,6 @@
 // rule are the NVIDIA backend's: full[0..N) then empty[0..N), waits on parity lap & 1.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <atomic>
 #include <cstddef>
 #include <cstdint>

@@ -14,9 +14,6 @@
 // `why`, and a process that never asks still prints it on exit.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +23,10 @@ module;
 #include <string>
 #include <tuple>
 #include <unordered_set>
+#if defined(__CUDA__)
+// After the standard headers: linpipe_cuda_attributes.h says why.
+#include <cuda_runtime_api.h>
+#endif
 export module linpipe:launch;
 #if defined(__CUDA__)
 import :device_reports;

@@ -35,6 +35,7 @@
 #if defined(__CUDA__)
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
 #endif
 
 #endif  // LINPIPE_CUDA_PRELUDE_H

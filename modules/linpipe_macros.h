@@ -3,6 +3,8 @@
 // the same way in the three flavours (plain C++, CUDA host side, CUDA device side).
 #pragma once
 
+#include "linpipe_cuda_attributes.h"  // clang CUDA: __host__, __device__, threadIdx, ...
+
 #if defined(__CUDA__)
 #define LINPIPE_HOST_DEVICE __host__ __device__
 #define LINPIPE_DEVICE __device__

@@ -11,9 +11,6 @@
 // empty barrier so far, so an arrival past what the phases expect is reported at once.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstddef>
 #include <cstdint>
 export module linpipe:nvidia_mbar_backend;

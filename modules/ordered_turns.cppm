@@ -10,9 +10,6 @@
 // last party skips its final pass (pass_unless_last(is_last_turn) says so in one call).
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 export module linpipe:ordered_turns;
 #if defined(__CUDA__)

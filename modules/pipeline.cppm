@@ -6,9 +6,6 @@
 // signal empty. Laps follow the PipelineBackend rule (see linpipe:backend).
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <concepts>
 #include <cstddef>
 #include <cstdint>

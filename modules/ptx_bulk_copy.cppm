@@ -5,9 +5,6 @@
 // Sizes and addresses must be multiples of 16 bytes; the wrappers take byte counts as uint32_t.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 export module linpipe:ptx_bulk_copy;
 #if defined(__CUDA__)

@@ -7,9 +7,6 @@
 // so the mistake fails at link time by name instead of producing wrong code.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 export module linpipe:ptx_mbarrier;
 

@@ -9,9 +9,6 @@
 // Coordinates are element indices, innermost dimension first.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 export module linpipe:ptx_tma;
 #if defined(__CUDA__)

@@ -4,9 +4,6 @@
 // barriers' arrive count it implies, so init_mbars' count is derived, not worked out by hand.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 export module linpipe:release_policies;
 

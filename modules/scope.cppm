@@ -4,9 +4,6 @@
 // scope owns its slot: creating it advanced the role's cursor, ending it acts on its own slot.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 export module linpipe:scope;
 import :diagnostics;

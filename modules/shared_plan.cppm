@@ -16,9 +16,6 @@
 //   Shared& shared = Plan::place(smem);
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>

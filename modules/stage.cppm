@@ -14,9 +14,6 @@
 //  3. in debug builds, destroying an unreleased stage reports it and traps (device) or aborts.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 #include <type_traits>
 export module linpipe:stage;

@@ -17,9 +17,6 @@
 // the linpipe-linear-stage check's (and, in debug builds, the held stages' backstop's).
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 export module linpipe:stage_lag;
 import :stage;
 import :release_policies;

@@ -13,9 +13,6 @@
 //   tma_load(storage.slot<TileA>(stage).v, ...);
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>

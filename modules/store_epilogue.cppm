@@ -17,9 +17,6 @@
 // checker and -Wconsumed hold it to that.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 export module linpipe:store_epilogue;
 #if defined(__CUDA__)

@@ -6,11 +6,14 @@
 module;
 #include "linpipe_macros.h"
 #if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #endif
 #include <cstdint>
+#if defined(__CUDA__)
+// After the standard headers: linpipe_cuda_attributes.h says why.
+#include <cuda_runtime_api.h>
+#endif
 export module linpipe:tensor_map;
 #if defined(__CUDA__)
 import :driver_api;

@@ -4,9 +4,6 @@
 // buffer, so the hot path has no atomics: one 16-byte record and one 4-byte count per event.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -130,7 +127,7 @@ class SliceTrace {
                                      (__nvvm_read_ptx_sreg_tid_y() +
                                       __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_tid_z());
     const std::uint32_t warps = (threads + 31) / 32, warp = thread / 32;
-    const bool writer = __builtin_ctz(__activemask()) == static_cast<int>(thread % 32);
+    const bool writer = __builtin_ctz(__nvvm_activemask()) == static_cast<int>(thread % 32);
     return SliceTrace(writer ? buffer : nullptr, layout, block * warps + warp, block, warp, pipeline);
   }
 #endif

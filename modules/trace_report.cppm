@@ -3,9 +3,6 @@
 // async spans) and a per-role summary (time waiting vs working, the longest stall).
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

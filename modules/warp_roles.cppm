@@ -13,9 +13,6 @@
 //   else consume(me.consumer(), me.lane());
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 export module linpipe:warp_roles;
 #if defined(__CUDA__)

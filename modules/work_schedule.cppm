@@ -15,9 +15,6 @@
 // check it exactly.
 module;
 #include "linpipe_macros.h"
-#if defined(__CUDA__)
-#include <__clang_cuda_runtime_wrapper.h>
-#endif
 #include <cstdint>
 export module linpipe:work_schedule;
 

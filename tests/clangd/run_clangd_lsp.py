@@ -232,7 +232,8 @@ def main() -> int:
     if args.other_file:
         if "symbols" not in when:
             failures.append("the other file's documentSymbol request was never answered")
-        elif when["symbols"] >= min(when.get("diagnostics", args.timeout), args.tool_delay or 0):
+        elif when["symbols"] >= min(when.get("diagnostics", args.timeout),
+                                    args.tool_delay or args.timeout):
             failures.append("the other file was answered only after the lone file's command came")
     if args.progress:
         shown = [m for m in inbox if m.get("method") in ("$/progress", "window/showMessage",
