@@ -190,6 +190,25 @@ function(_linpipe_cuda_bmi_dir side arch out)
   set(${out} "${LINPIPE_BMI_CACHE}/cuda-${side}-${key}" PARENT_SCOPE)
 endfunction()
 
+# Marks a folder of the shared cache as in use, and removes the cache's folders that no build
+# tree has configured for 30 days (flags or sources since changed): each configure marks the
+# folders it uses. A tree that still needs a removed folder rebuilds it at its next build.
+function(_linpipe_bmi_cache_mark dir)
+  file(MAKE_DIRECTORY "${dir}")
+  file(TOUCH "${dir}/.configured")
+  file(GLOB folders LIST_DIRECTORIES true "${LINPIPE_BMI_CACHE}/cuda-*")
+  string(TIMESTAMP now "%s" UTC)
+  foreach(folder IN LISTS folders)
+    if(IS_DIRECTORY "${folder}" AND EXISTS "${folder}/.configured")
+      file(TIMESTAMP "${folder}/.configured" configured "%s" UTC)
+      math(EXPR age "${now} - ${configured}")
+      if(age GREATER 2592000)
+        file(REMOVE_RECURSE "${folder}")
+      endif()
+    endif()
+  endforeach()
+endfunction()
+
 # Builds the BMIs of one side ("host" or an arch such as sm_90a) behind the target
 # linpipe_cuda_bmis_<side>; returns the BMI files. `arch` is the GPU arch the side is compiled
 # with (for "host", the arch of the device side it pairs with). Each is built by
@@ -206,6 +225,9 @@ function(_linpipe_cuda_bmis side arch out_files)
     endif()
   endforeach()
   if(NOT done)
+    if(LINPIPE_BMI_CACHE)
+      _linpipe_bmi_cache_mark("${dir}")
+    endif()
     _linpipe_cuda_bmi_flags(${side} ${arch} flags)
     set(headers "")
     foreach(header IN LISTS LINPIPE_MODULE_HEADERS)

@@ -46,7 +46,8 @@ void watch(std::shared_ptr<Session> S) {
         W.Changed = true;
       } else if (W.Changed) {
         W.Changed = false;
-        logLine("linpipe-clangd: module files for " + W.File + " changed: rebuilding it");
+        logLine("linpipe-clangd: rebuilding " + W.File +
+                " (module 'linpipe' was not found; its module files may have been written since)");
         (void)writeAll(S->ToClangd, rebuildMessage(Uri, W.Version));
       }
     }
@@ -79,8 +80,9 @@ void noteModuleDiagnostics(const std::shared_ptr<Session> &S, const std::string 
     }
     return;
   }
+  // Nothing seen yet: what clangd read is not known (the build may have written a file since),
+  // so the first look counts as a change and, once the files hold still, rebuilds the file.
   ModuleWait W{File, Version, std::move(*Command), "", false};
-  W.Seen = fingerprint(moduleInputs(W.Command));
   S->Waits.emplace(Uri, std::move(W));
   if (!S->Watching) {
     S->Watching = true;

@@ -108,6 +108,8 @@ def main() -> int:
     where.add_argument("--cdb")
     where.add_argument("--lone", action="store_true")
     where.add_argument("--project", choices=["before-build", "before-build-modmap", "new-source"])
+    ap.add_argument("--build-after", type=float, default=0,
+                    help="with --project before-build*: seconds between the error and the build")
     ap.add_argument("--flags-from", help="with --project: a compile_commands.json folder whose "
                     "first entry's flags (and -fprebuilt-module-path BMIs) the project uses")
     ap.add_argument("--file", required=True)
@@ -197,12 +199,14 @@ def main() -> int:
                 if missing is None:
                     missing = not_found[0]
                     when["not found"] = time.time() - start
-                    if args.project.startswith("before-build"):
-                        copy_bmis()  # the project's build writes linpipe's module interfaces
-                        when["built"] = time.time() - start
                 continue
             diags = published
             when.setdefault("diagnostics", time.time() - start)
+        if (missing is not None and args.project.startswith("before-build")
+                and "built" not in when and time.time() >= start + when["not found"] + args.build_after):
+            copy_bmis()  # the project's build writes linpipe's module interfaces
+            when["built"] = time.time() - start
+        time.sleep(0.1)
     time.sleep(0.3)  # a progress end sent right after the file's command
     send(proc, {"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
     send(proc, {"jsonrpc": "2.0", "method": "exit"})
@@ -214,7 +218,8 @@ def main() -> int:
         for msg in inbox:
             if msg.get("method") == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri:
                 print("published:", [d["message"].splitlines()[0] for d in msg["params"]["diagnostics"]])
-        print("FAIL: no diagnostics published for", uri, "(but those above)" if missing else "")
+        print("FAIL: no diagnostics published for", uri, "(but those above)" if missing else "",
+              f"({len(inbox)} messages from the server)")
         return 1
     for d in diags:
         print(f"line {d['range']['start']['line'] + 1}: severity {d.get('severity')} "

@@ -18,13 +18,21 @@ if(PART STREQUAL "install")
 endif()
 
 if(PART STREQUAL "build")
-  file(REMOVE_RECURSE "${WORK_DIR}/build")
-  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/downstream"
-    -B "${WORK_DIR}/build" -G Ninja -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}
+  # The project's CUDA module interfaces go to a cache of this test's own, seeded with a folder
+  # no tree has configured for 40 days: the configure step must remove it.
+  set(bmi_cache "${WORK_DIR}/bmi-cache")
+  file(REMOVE_RECURSE "${WORK_DIR}/build" "${WORK_DIR}/build2" "${bmi_cache}")
+  file(MAKE_DIRECTORY "${bmi_cache}/cuda-host-stale")
+  file(TOUCH "${bmi_cache}/cuda-host-stale/.configured")
+  execute_process(COMMAND touch -d "40 days ago" "${bmi_cache}/cuda-host-stale/.configured"
+    COMMAND_ERROR_IS_FATAL ANY)
+  set(configure_args -G Ninja -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}
     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
     "-DLINPIPE_CUDA_PATH=${CUDA_TOOLKIT}"  # the toolkit given by the variable (empty: none)
-    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON    # read below: each target's arch
-    COMMAND_ERROR_IS_FATAL ANY)
+    "-DLINPIPE_BMI_CACHE=${bmi_cache}"
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)   # read below: each target's arch
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/downstream"
+    -B "${WORK_DIR}/build" ${configure_args} COMMAND_ERROR_IS_FATAL ANY)
   execute_process(COMMAND "${CMAKE_COMMAND}" --build "${WORK_DIR}/build" COMMAND_ERROR_IS_FATAL ANY)
   execute_process(COMMAND "${WORK_DIR}/build/downstream_app" COMMAND_ERROR_IS_FATAL ANY)
   execute_process(COMMAND "${WORK_DIR}/build/downstream_wconsumed_off" COMMAND_ERROR_IS_FATAL ANY)
@@ -51,6 +59,24 @@ if(PART STREQUAL "build")
        OR sm90_line MATCHES "sm_90a")
       message(FATAL_ERROR "per-target arches not applied:\n${default_line}\n${sm90_line}")
     endif()
+    # The interfaces are in the shared cache, not the tree, and the stale folder is gone.
+    file(GLOB_RECURSE shared "${bmi_cache}/*.pcm")
+    file(GLOB_RECURSE in_tree "${WORK_DIR}/build/linpipe_bmi/*.pcm")
+    if(NOT shared OR in_tree OR EXISTS "${bmi_cache}/cuda-host-stale")
+      message(FATAL_ERROR "CUDA BMIs not in the shared cache (${bmi_cache}), or the stale folder "
+                          "was kept: shared '${shared}', in the tree '${in_tree}'")
+    endif()
+    # A second tree with the same flags builds none of them again.
+    file(TOUCH "${WORK_DIR}/before-second-tree")
+    execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/downstream"
+      -B "${WORK_DIR}/build2" ${configure_args} COMMAND_ERROR_IS_FATAL ANY)
+    execute_process(COMMAND "${CMAKE_COMMAND}" --build "${WORK_DIR}/build2" --target downstream_cuda_app
+      COMMAND_ERROR_IS_FATAL ANY)
+    foreach(pcm IN LISTS shared)
+      if("${pcm}" IS_NEWER_THAN "${WORK_DIR}/before-second-tree")
+        message(FATAL_ERROR "a second build tree with the same flags rebuilt ${pcm}")
+      endif()
+    endforeach()
   endif()
 elseif(PART STREQUAL "errors")
   # Wrong set-ups stop the configure step with a sentence naming the variable to fix.
