@@ -30,6 +30,7 @@ if(PART STREQUAL "build")
     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
     "-DLINPIPE_CUDA_PATH=${CUDA_TOOLKIT}"  # the toolkit given by the variable (empty: none)
     "-DLINPIPE_BMI_CACHE=${bmi_cache}"
+    "-DDOWNSTREAM_README_KERNEL=${SOURCE_DIR}/tests/gpu/readme_kernel_test.cu"
     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)   # read below: each target's arch
   execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/downstream"
     -B "${WORK_DIR}/build" ${configure_args} COMMAND_ERROR_IS_FATAL ANY)
@@ -58,6 +59,12 @@ if(PART STREQUAL "build")
     if(NOT default_line MATCHES "--cuda-gpu-arch=sm_90a" OR NOT sm90_line MATCHES "--cuda-gpu-arch=sm_90 "
        OR sm90_line MATCHES "sm_90a")
       message(FATAL_ERROR "per-target arches not applied:\n${default_line}\n${sm90_line}")
+    endif()
+    # README's first kernel, built in Release: without linpipe's debug checks (and run, on a GPU).
+    execute_process(COMMAND "${WORK_DIR}/build/downstream_readme_kernel"
+      RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+    if(NOT result EQUAL 0 OR NOT output MATCHES "debug checks off")
+      message(FATAL_ERROR "README's kernel in a Release build (debug checks off) failed:\n${output}")
     endif()
     # The interfaces are in the shared cache, not the tree, and the stale folder is gone.
     file(GLOB_RECURSE shared "${bmi_cache}/*.pcm")
