@@ -214,6 +214,8 @@ def main() -> int:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+    time.sleep(0.2)  # the reader thread takes the last messages
+    shutdown_answered = any(m.get("id") == 2 and "result" in m for m in inbox)
     if diags is None:
         for msg in inbox:
             if msg.get("method") == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri:
@@ -225,6 +227,8 @@ def main() -> int:
         print(f"line {d['range']['start']['line'] + 1}: severity {d.get('severity')} "
               f"[{d.get('source', '')} {d.get('code', '')}] {d['message'].splitlines()[0]}")
     failures = []
+    if not shutdown_answered:  # everything clangd wrote reaches the editor before it exits
+        failures.append("the shutdown request was not answered before the server exited")
     if args.project:
         if missing is None:
             failures.append("no \"Module 'linpipe' not found\" before the build")
