@@ -69,6 +69,19 @@ std::optional<ProjectCommand> projectCommand(llvm::StringRef File, llvm::StringR
       if (fs::exists(Database))
         return entryIn(Database, File); // the nearest database is the one clangd reads
     }
+    Database = D;
+    path::append(Database, "compile_flags.txt");
+    if (auto Flags = llvm::MemoryBuffer::getFile(Database)) {
+      // One argument per line, for every file below (clangd's reading of it).
+      ProjectCommand Command{D.str(), {"clang"}};
+      llvm::SmallVector<llvm::StringRef, 32> Lines;
+      (*Flags)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef Line : Lines)
+        if (!Line.trim().empty())
+          Command.Arguments.push_back(Line.trim().str());
+      Command.Arguments.push_back(File.str());
+      return Command;
+    }
     if (D == path::root_path(D))
       break;
   }

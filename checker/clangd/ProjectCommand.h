@@ -22,9 +22,10 @@ struct ProjectCommand {
   std::vector<std::string> Arguments;
 };
 
-/// \p File's own entry in the compile_commands.json clangd reads for it: the one in
-/// \p DatabaseDir when given (--compile-commands-dir), else the nearest up the tree (or in a
-/// build/ folder there). None if there is no such database or it has no entry for the file.
+/// \p File's own command in the project: its entry in the compile_commands.json clangd reads
+/// for it (the one in \p DatabaseDir when given, --compile-commands-dir, else the nearest up the
+/// tree or in a build/ folder there), or the nearest compile_flags.txt's flags. None if there is
+/// neither, or the database has no entry for the file.
 std::optional<ProjectCommand> projectCommand(llvm::StringRef File, llvm::StringRef DatabaseDir);
 
 /// The files whose appearance or change can make \p Command's imports resolve: response files

@@ -9,7 +9,8 @@ for one file (tests/clangd): unlike `clangd --check`, this sees warnings too.
 
 --project before-build opens SRC in a fresh project whose compile_commands.json lists it with
 --flags-from's flags but whose BMI folder is empty (configured, not yet built; with
-before-build-modmap its imports come from a CMake-style .modmap not yet written); once the
+before-build-modmap its imports come from a CMake-style .modmap not yet written, with
+before-build-flags the flags are a compile_flags.txt); once the
 "Module 'linpipe' not found" error arrives (it must say to build), the test writes the BMIs
 there and, with no edit, the file must be re-checked. --project new-source lists only another
 file: SRC is new, and must still get linpipe's findings.
@@ -86,8 +87,12 @@ def make_project(kind, source, flags_from):
     imports = "@src.cpp.o.modmap" if kind == "before-build-modmap" else f"-fprebuilt-module-path={bmis}"
     argv = [imports if a.startswith("-fprebuilt-module-path=")
             else str(listed) if a == entry["file"] else a for a in argv]
-    (folder / "build" / "compile_commands.json").write_text(json.dumps(
-        [{"directory": str(folder / "build"), "file": str(listed), "arguments": argv}]))
+    if kind == "before-build-flags":  # compile_flags.txt: the flags alone, for every file
+        skip = {"-c", "-o", "/dev/null", str(listed)}
+        (folder / "compile_flags.txt").write_text("\n".join(a for a in argv[1:] if a not in skip))
+    else:
+        (folder / "build" / "compile_commands.json").write_text(json.dumps(
+            [{"directory": str(folder / "build"), "file": str(listed), "arguments": argv}]))
 
     def copy_bmis():
         bmis.mkdir()
@@ -107,7 +112,8 @@ def main() -> int:
     where = ap.add_mutually_exclusive_group(required=True)
     where.add_argument("--cdb")
     where.add_argument("--lone", action="store_true")
-    where.add_argument("--project", choices=["before-build", "before-build-modmap", "new-source"])
+    where.add_argument("--project", choices=["before-build", "before-build-modmap",
+                                             "before-build-flags", "new-source"])
     ap.add_argument("--build-after", type=float, default=0,
                     help="with --project before-build*: seconds between the error and the build")
     ap.add_argument("--flags-from", help="with --project: a compile_commands.json folder whose "
