@@ -158,19 +158,26 @@ void giveCommand(std::shared_ptr<Session> S, std::string Uri, std::string File,
         {"method", "window/showMessage"},
         {"params", llvm::json::Object{{"type", 2}, {"message", "linpipe: " + Outcome}}}});
   }
-  const std::lock_guard<std::mutex> Lock(S->Lock);
-  if (S->ToClangd >= 0) {
-    if (Command)
-      (void)writeAll(S->ToClangd, commandMessage(File, *Command));
-    for (const std::string &Message : S->Held[Uri])
-      (void)writeAll(S->ToClangd, Message);
+  const std::lock_guard<std::mutex> Writing(S->Writing);
+  std::vector<std::string> Messages;
+  {
+    const std::lock_guard<std::mutex> Lock(S->Lock);
+    if (auto It = S->Held.find(Uri); It != S->Held.end()) {
+      Messages = std::move(It->second);
+      S->Held.erase(It);
+    }
+    if (auto It = S->Tokens.find(Token); It != S->Tokens.end()) {
+      It->second.Finished = true;
+      It->second.EndMessage = Outcome;
+      advance(*S, Token);
+    }
   }
-  S->Held.erase(Uri);
-  if (auto It = S->Tokens.find(Token); It != S->Tokens.end()) {
-    It->second.Finished = true;
-    It->second.EndMessage = Outcome;
-    advance(*S, Token);
-  }
+  if (S->ToClangd < 0)
+    return;
+  if (Command)
+    (void)writeAll(S->ToClangd, commandMessage(File, *Command));
+  for (const std::string &Message : Messages)
+    (void)writeAll(S->ToClangd, Message);
 }
 
 // The URI of a held file that \p Body is about, if any.
@@ -207,23 +214,26 @@ void forwardEditor(int EditorFd, std::shared_ptr<Session> S) {
   while (In.read(Headers, Body)) {
     if (takeProgressReply(Body, *S))
       continue;
-    const std::lock_guard<std::mutex> Lock(S->Lock);
-    noteInitialize(Body, *S);
-    if (const std::string *Uri = heldFile(Body, *S)) {
-      S->Held[*Uri].push_back(Headers + Body);
-      continue;
-    }
-    if (auto Lone = loneOpen(Body, *S)) {
-      auto &[Uri, File] = *Lone;
-      S->Done.insert(File);
-      S->Held[Uri].push_back(Headers + Body);
-      startLoneCommand(S, Uri, File);
-      continue;
+    const std::lock_guard<std::mutex> Writing(S->Writing);
+    {
+      const std::lock_guard<std::mutex> Lock(S->Lock);
+      noteInitialize(Body, *S);
+      if (const std::string *Uri = heldFile(Body, *S)) {
+        S->Held[*Uri].push_back(Headers + Body);
+        continue;
+      }
+      if (auto Lone = loneOpen(Body, *S)) {
+        auto &[Uri, File] = *Lone;
+        S->Done.insert(File);
+        S->Held[Uri].push_back(Headers + Body);
+        startLoneCommand(S, Uri, File);
+        continue;
+      }
     }
     if (!writeAll(S->ToClangd, Headers) || !writeAll(S->ToClangd, Body))
       break;
   }
-  const std::lock_guard<std::mutex> Lock(S->Lock);
+  const std::lock_guard<std::mutex> Writing(S->Writing);
   ::close(S->ToClangd); // clangd sees the editor's end of input
   S->ToClangd = -1;
 }

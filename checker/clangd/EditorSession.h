@@ -2,7 +2,7 @@
 //
 // What linpipe-clangd's input proxy knows about the editor's session, shared by the parts that
 // act on it: lone files (EditorInput.cpp) and files waiting for the project's first build
-// (StaleModuleWatch.cpp). One lock guards it all and orders every write to clangd.
+// (StaleModuleWatch.cpp), and the two locks that order writes to clangd and guard the rest.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,8 +38,12 @@ struct ModuleWait {
 };
 
 struct Session {
-  std::mutex Lock; // everything below, and the order of writes to clangd
-  int ToClangd = -1;
+  // Held while deciding what to send clangd and sending it, so writes keep their order; taken
+  // before Lock. The output thread never takes it: a write blocked on a full pipe to clangd
+  // (clangd itself blocked on its stdout) must not stop the output thread, or both would wait.
+  std::mutex Writing;
+  int ToClangd = -1; // under Writing
+  std::mutex Lock;   // everything below; held only briefly, never while writing to clangd
   std::string Tool;
   std::string DatabaseDir;     // --compile-commands-dir or the editor's compilationDatabasePath
   bool ClientProgress = false; // the editor shows server-initiated work-done progress
@@ -54,7 +58,7 @@ struct Session {
 };
 
 /// Asks linpipe-tidy for \p File's command off the calling thread and gives it to clangd, then
-/// lets the file's held messages (if any) through. Call with the session locked.
+/// lets the file's held messages (if any) through. Call with Lock held.
 void startLoneCommand(const std::shared_ptr<Session> &S, const std::string &Uri,
                       const std::string &File);
 

@@ -13,6 +13,7 @@
 #include "llvm/Support/JSON.h"
 #include <chrono>
 #include <thread>
+#include <vector>
 
 namespace linpipe::clangd {
 
@@ -33,24 +34,30 @@ std::string rebuildMessage(const std::string &Uri, int64_t Version) {
 void watch(std::shared_ptr<Session> S) {
   while (true) {
     std::this_thread::sleep_for(Tick);
-    const std::lock_guard<std::mutex> Lock(S->Lock);
-    if (S->Waits.empty() || S->ToClangd < 0) {
-      S->Watching = false;
-      return;
-    }
-    for (auto &[Uri, W] : S->Waits) {
-      // Recomputed each time: a modmap written by the build names the interfaces to wait for.
-      const std::string Now = fingerprint(moduleInputs(W.Command));
-      if (Now != W.Seen) {
-        W.Seen = Now;
-        W.Changed = true;
-      } else if (W.Changed) {
-        W.Changed = false;
-        logLine("linpipe-clangd: rebuilding " + W.File +
-                " (module 'linpipe' was not found; its module files may have been written since)");
-        (void)writeAll(S->ToClangd, rebuildMessage(Uri, W.Version));
+    const std::lock_guard<std::mutex> Writing(S->Writing);
+    std::vector<std::string> Rebuilds;
+    {
+      const std::lock_guard<std::mutex> Lock(S->Lock);
+      if (S->Waits.empty() || S->ToClangd < 0) {
+        S->Watching = false;
+        return;
+      }
+      for (auto &[Uri, W] : S->Waits) {
+        // Recomputed each time: a modmap written by the build names the interfaces to wait for.
+        const std::string Now = fingerprint(moduleInputs(W.Command));
+        if (Now != W.Seen) {
+          W.Seen = Now;
+          W.Changed = true;
+        } else if (W.Changed) {
+          W.Changed = false;
+          logLine("linpipe-clangd: rebuilding " + W.File +
+                  " (module 'linpipe' was not found; its module files may have been written since)");
+          Rebuilds.push_back(rebuildMessage(Uri, W.Version));
+        }
       }
     }
+    for (const std::string &Message : Rebuilds)
+      (void)writeAll(S->ToClangd, Message);
   }
 }
 
