@@ -11,6 +11,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdlib>
 
@@ -30,8 +31,17 @@ const char LinpipeConfigFragment[] =
     "    FastCheckFilter: Loose\n"
     "    CheckOptions:\n"
     "      linpipe-linear-stage.FindingSeverity: error\n"
-    "      linpipe-stage-protocol.FindingSeverity: error\n"
-    "  Suppress: [consumed]\n";
+    "      linpipe-stage-protocol.FindingSeverity: error\n";
+const char SuppressConsumed[] = "  Suppress: [consumed]\n";
+
+// Whether the user's config removes linpipe checks (`Remove: [linpipe-*]`, flow or block
+// style): then -Wconsumed is the only stage finding left, and must not stay hidden. (clangd's
+// Suppress lists only grow, so a later config could not show it again.)
+bool removesLinpipeChecks(llvm::StringRef UserConfig) {
+  static const llvm::Regex Flow("Remove:[ \t]*\\[[^]]*linpipe-");
+  static const llvm::Regex Block("Remove:[ \t]*\n([ \t]*-[^\n]*\n)*[ \t]*-[ \t]*['\"]?linpipe-");
+  return Flow.match(UserConfig) || Block.match(UserConfig);
+}
 
 llvm::Error enableLinpipeChecksByDefault() {
   llvm::SmallString<256> UserConfig, Home;
@@ -39,7 +49,10 @@ llvm::Error enableLinpipeChecksByDefault() {
     return llvm::createStringError("no user config or cache folder");
   path::append(UserConfig, "clangd", "config.yaml");
   std::string Text = LinpipeConfigFragment;
-  if (auto Own = llvm::MemoryBuffer::getFile(UserConfig)) {
+  auto Own = llvm::MemoryBuffer::getFile(UserConfig);
+  if (!Own || !removesLinpipeChecks((*Own)->getBuffer()))
+    Text += SuppressConsumed;
+  if (Own) {
     Text += "---\n";
     Text += (*Own)->getBuffer().str();
   }

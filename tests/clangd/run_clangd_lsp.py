@@ -124,7 +124,7 @@ def main() -> int:
     ap.add_argument("--no-errors", action="store_true", help="fail on any error (severity 1)")
     ap.add_argument("--errors-only-from", metavar="PREFIX",
                     help="fail on an error (severity 1) whose code does not start with PREFIX")
-    ap.add_argument("--user-config", help="with --lone: the user's clangd config.yaml")
+    ap.add_argument("--user-config", help="the user's clangd config.yaml")
     ap.add_argument("--tidy", help="with --tool-delay: the linpipe-tidy to delay")
     ap.add_argument("--doc-links", action="store_true")
     ap.add_argument("--tool-delay", type=float)
@@ -144,10 +144,6 @@ def main() -> int:
             print(f"FAIL: {folder} is not outside every project")
             return 1
         path = pathlib.Path(shutil.copy(path, folder))
-        env["XDG_CONFIG_HOME"] = str(folder / "config")  # no user config of the machine's
-        if args.user_config:
-            (folder / "config" / "clangd").mkdir(parents=True)
-            shutil.copy(args.user_config, folder / "config" / "clangd" / "config.yaml")
         if args.tool_delay:
             wrapper = folder / "slow-linpipe-tidy"
             tool = args.tidy or env.get("LINPIPE_TIDY") or shutil.which("linpipe-tidy")
@@ -156,9 +152,14 @@ def main() -> int:
             env["LINPIPE_TIDY"] = str(wrapper)
     elif args.project:
         folder, path, copy_bmis = make_project(args.project, path, pathlib.Path(args.flags_from))
-        env["XDG_CONFIG_HOME"] = str(folder / "config")
     else:
         command.append(f"--compile-commands-dir={args.cdb}")
+    # A user config folder of the test's own (none of the machine's), holding --user-config.
+    config_home = pathlib.Path(tempfile.mkdtemp(prefix="linpipe-config-"))
+    env["XDG_CONFIG_HOME"] = str(config_home)
+    if args.user_config:
+        (config_home / "clangd").mkdir(parents=True)
+        shutil.copy(args.user_config, config_home / "clangd" / "config.yaml")
     uri = path.as_uri()
     proc = subprocess.Popen(command, env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr)
@@ -300,6 +301,7 @@ def main() -> int:
         shutil.rmtree(other.parent, ignore_errors=True)
     if args.project:
         shutil.rmtree(folder, ignore_errors=True)
+    shutil.rmtree(config_home, ignore_errors=True)
     for f in failures:
         print("FAIL:", f)
     if not failures:
