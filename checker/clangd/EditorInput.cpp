@@ -40,7 +40,6 @@ std::optional<llvm::json::Object> parseObject(llvm::StringRef Body) {
   return std::nullopt;
 }
 
-
 // Notes what initialize says: a compilation database of the editor's (it then rules every
 // file, as --compile-commands-dir does), progress support.
 void noteInitialize(llvm::StringRef Body, Session &S) {
