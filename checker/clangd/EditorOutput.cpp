@@ -195,8 +195,6 @@ void observeDiagnostics(DiagnosticsObserver Observer) {
   output().Observe = std::move(Observer);
 }
 
-bool editorOutputRunning() { return output().EditorFd >= 0; }
-
 void sendToEditor(const llvm::json::Value &Message) {
   Output &O = output();
   if (O.EditorFd < 0)

@@ -40,9 +40,6 @@ void observeDiagnostics(DiagnosticsObserver Observer);
 std::string withModuleHint(llvm::StringRef Body, std::string &Uri, int64_t &Version,
                            bool &MissingLinpipe);
 
-/// Whether sendToEditor reaches the editor.
-bool editorOutputRunning();
-
 /// Ends the session's output: everything clangd wrote reaches the editor before this returns
 /// (bounded by a short wait if a child process still holds clangd's stdout).
 void finishEditorOutput();

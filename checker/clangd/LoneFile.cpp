@@ -15,6 +15,7 @@
 #include "llvm/Support/Regex.h"
 #include <cstdlib>
 #include <optional>
+#include <utility>
 
 #ifndef LINPIPE_TIDY_SOURCE_TOOL
 #error "LINPIPE_TIDY_SOURCE_TOOL must name checker/tools/linpipe-tidy"
@@ -25,22 +26,34 @@ namespace linpipe::clangd {
 namespace fs = llvm::sys::fs;
 namespace path = llvm::sys::path;
 
-bool hasCompileCommands(llvm::StringRef File) {
+std::string nearestCompileCommands(llvm::StringRef File) {
   llvm::SmallString<256> Dir(File);
   fs::make_absolute(Dir);
   path::remove_dots(Dir, /*remove_dot_dot=*/true);
-  const auto exists = [](llvm::StringRef D, llvm::StringRef Sub, llvm::StringRef Name) {
-    llvm::SmallString<256> Candidate(D);
-    path::append(Candidate, Sub, Name);
-    return fs::exists(Candidate);
-  };
   for (llvm::StringRef D = path::parent_path(Dir); !D.empty(); D = path::parent_path(D)) {
-    // Where clangd looks by itself.
-    if (exists(D, "", "compile_commands.json") || exists(D, "build", "compile_commands.json") ||
-        exists(D, "", "compile_flags.txt"))
-      return true;
-    // A project .clangd may name its database elsewhere (CompileFlags: CompilationDatabase):
-    // then the project decides, not linpipe-clangd.
+    for (auto [Sub, Name] : {std::pair{"", "compile_commands.json"},
+                             std::pair{"build", "compile_commands.json"},
+                             std::pair{"", "compile_flags.txt"}}) {
+      llvm::SmallString<256> Candidate(D);
+      path::append(Candidate, Sub, Name);
+      if (fs::exists(Candidate))
+        return std::string(Candidate);
+    }
+    if (D == path::root_path(D))
+      break;
+  }
+  return "";
+}
+
+bool hasCompileCommands(llvm::StringRef File) {
+  if (!nearestCompileCommands(File).empty())
+    return true;
+  // A project .clangd may name its database elsewhere (CompileFlags: CompilationDatabase):
+  // then the project decides, not linpipe-clangd.
+  llvm::SmallString<256> Dir(File);
+  fs::make_absolute(Dir);
+  path::remove_dots(Dir, /*remove_dot_dot=*/true);
+  for (llvm::StringRef D = path::parent_path(Dir); !D.empty(); D = path::parent_path(D)) {
     llvm::SmallString<256> Config(D);
     path::append(Config, ".clangd");
     if (auto Text = llvm::MemoryBuffer::getFile(Config);

@@ -17,8 +17,13 @@
 
 namespace linpipe::clangd {
 
-/// Whether clangd finds compile commands for \p File by itself, looking where it looks, or a
-/// project .clangd up the tree names a compilation database.
+/// The compile commands clangd finds for \p File by itself, looking where it looks: the nearest
+/// folder up the tree with a compile_commands.json (there or in its build/) or a
+/// compile_flags.txt; that file's path, or empty.
+std::string nearestCompileCommands(llvm::StringRef File);
+
+/// Whether clangd finds compile commands for \p File by itself, or a project .clangd up the
+/// tree names a compilation database.
 bool hasCompileCommands(llvm::StringRef File);
 
 /// Whether \p Source has an `import linpipe;` line.

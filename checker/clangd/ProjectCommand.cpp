@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProjectCommand.h"
+#include "LoneFile.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -56,36 +57,27 @@ std::optional<llvm::StringRef> moduleFileOf(llvm::StringRef Arg) {
 } // namespace
 
 std::optional<ProjectCommand> projectCommand(llvm::StringRef File, llvm::StringRef DatabaseDir) {
-  llvm::SmallString<256> Database;
-  if (!DatabaseDir.empty()) {
-    Database = DatabaseDir;
+  llvm::SmallString<256> Database(DatabaseDir);
+  if (!DatabaseDir.empty())
     path::append(Database, "compile_commands.json");
+  else
+    Database = nearestCompileCommands(File); // the one clangd reads
+  if (Database.empty())
+    return std::nullopt;
+  if (path::filename(Database) != "compile_flags.txt")
     return entryIn(Database, File);
-  }
-  for (llvm::StringRef D = path::parent_path(File); !D.empty(); D = path::parent_path(D)) {
-    for (llvm::StringRef Sub : {"", "build"}) {
-      Database = D;
-      path::append(Database, Sub, "compile_commands.json");
-      if (fs::exists(Database))
-        return entryIn(Database, File); // the nearest database is the one clangd reads
-    }
-    Database = D;
-    path::append(Database, "compile_flags.txt");
-    if (auto Flags = llvm::MemoryBuffer::getFile(Database)) {
-      // One argument per line, for every file below (clangd's reading of it).
-      ProjectCommand Command{D.str(), {"clang"}};
-      llvm::SmallVector<llvm::StringRef, 32> Lines;
-      (*Flags)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
-      for (llvm::StringRef Line : Lines)
-        if (!Line.trim().empty())
-          Command.Arguments.push_back(Line.trim().str());
-      Command.Arguments.push_back(File.str());
-      return Command;
-    }
-    if (D == path::root_path(D))
-      break;
-  }
-  return std::nullopt;
+  auto Flags = llvm::MemoryBuffer::getFile(Database);
+  if (!Flags)
+    return std::nullopt;
+  // One argument per line, for every file below (clangd's reading of it).
+  ProjectCommand Command{path::parent_path(Database).str(), {"clang"}};
+  llvm::SmallVector<llvm::StringRef, 32> Lines;
+  (*Flags)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef Line : Lines)
+    if (!Line.trim().empty())
+      Command.Arguments.push_back(Line.trim().str());
+  Command.Arguments.push_back(File.str());
+  return Command;
 }
 
 std::vector<std::string> moduleInputs(const ProjectCommand &Command) {
