@@ -29,6 +29,7 @@ set(LINPIPE_MODULE_PARTITIONS
   warp_roles
   work_schedule
   ordered_turns
+  mbar_ordered_turns
   store_epilogue
   launch)
 set(LINPIPE_MODULE_HEADERS linpipe_macros.h linpipe_cuda_attributes.h linpipe_cuda_prelude.h)

@@ -61,14 +61,17 @@ class DeviceReports {
     if (!has_report()) return {};
     const DeviceReportRecord& r = *record_;
     const auto role = static_cast<Role>(r.role);
-    const detail::ReportText words = detail::report_text(static_cast<ReportKind>(r.kind), role);
+    const auto kind = static_cast<ReportKind>(r.kind);
+    const detail::ReportText words = detail::report_text(kind, role);
+    const detail::LocationText where(kind, r.pipeline, static_cast<unsigned long long>(r.barriers),
+                                     r.stage, r.lap, role);
     char line[1024];
-    std::snprintf(line, sizeof(line),
-                  "linpipe: %s: pipeline '%s' (barriers 0x%llx) stage %u lap %u role %s, block "
-                  "(%u,%u,%u) warp %u lane %u: %s%s\n",
-                  words.what, r.pipeline, static_cast<unsigned long long>(r.barriers), r.stage,
-                  r.lap, detail::role_name(role), r.block[0], r.block[1], r.block[2], r.warp,
-                  r.lane, words.fix, detail::ExpectedArrivalsText(r.expected_arrivals, static_cast<BarrierSide>(r.expected_side)).text);
+    std::snprintf(line, sizeof(line), "linpipe: %s: %s, block (%u,%u,%u) warp %u lane %u: %s%s\n",
+                  words.what, where.text, r.block[0], r.block[1], r.block[2], r.warp, r.lane,
+                  words.fix,
+                  detail::ExpectedArrivalsText(kind, r.expected_arrivals,
+                                               static_cast<BarrierSide>(r.expected_side))
+                      .text);
     return line;
   }
 

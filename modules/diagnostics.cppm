@@ -45,6 +45,11 @@ enum class ReportKind : std::uint32_t {
   uninitialised_barriers,
   extra_arrival,
   stage_not_live,
+  // MbarOrderedTurns' backstops: `stage` is the party, `lap` the turn.
+  turn_hung,
+  turn_extra_pass,
+  turn_not_held,
+  turns_uninitialised,
 };
 
 // One GPU report as the device writes it into zero-copy host memory (see DeviceReports).
@@ -128,6 +133,23 @@ LINPIPE_HOST_DEVICE constexpr ReportText report_text(ReportKind kind, Role role)
       return {"arrive() or release() on a stage whose claim has already ended (released or "
               "moved from)",
               "release each stage exactly once, through the object that holds it now"};
+    case ReportKind::turn_hung:
+      return {"wait for this party's turn exceeded its budget (the party before it never passed)",
+              "every party must take the same number of turns, each one wait() then pass() "
+              "from every thread of the party, and ThreadsPerParty must be the threads that pass"};
+    case ReportKind::turn_extra_pass:
+      return {"more passes into the next party's barrier than one turn expects (its turn "
+              "started early)",
+              "pass() once per turn from each of the party's ThreadsPerParty threads: more "
+              "threads than that pass (declare ThreadsPerParty as the party's size), or a "
+              "thread passed twice in one turn"};
+    case ReportKind::turn_not_held:
+      return {"pass() without a wait() for this turn",
+              "call wait() before each pass(): a party passes only a turn it holds"};
+    case ReportKind::turns_uninitialised:
+      return {"turn barriers used before init()",
+              "call MbarOrderedTurns<...>::init(barriers) from one thread, then a block "
+              "barrier, before any party waits or passes"};
   }
   return {"unknown report", "this is a linpipe bug; please report it"};
 }
@@ -136,11 +158,38 @@ LINPIPE_HOST_DEVICE inline const char* role_name(Role role) {
   return role == Role::producer ? "producer" : "consumer";
 }
 
+LINPIPE_HOST_DEVICE constexpr bool is_turn_report(ReportKind kind) {
+  return kind == ReportKind::turn_hung || kind == ReportKind::turn_extra_pass ||
+         kind == ReportKind::turn_not_held || kind == ReportKind::turns_uninitialised;
+}
+
+// Where a report points, in the words of what it is about: "pipeline 'p' (barriers 0x..) stage
+// S lap L role R", or for ordered turns "ordered turns 't' (barriers 0x..) party P turn T".
+struct LocationText {
+  char text[160] = {};
+  inline LocationText(ReportKind kind, const char* name, unsigned long long barriers,
+                      std::uint32_t stage, std::uint32_t lap, Role role) {
+    if (is_turn_report(kind)) {
+      std::snprintf(text, sizeof(text), "ordered turns '%s' (barriers 0x%llx) party %u turn %u",
+                    name, barriers, stage, lap);
+    } else {
+      std::snprintf(text, sizeof(text), "pipeline '%s' (barriers 0x%llx) stage %u lap %u role %s",
+                    name, barriers, stage, lap, role_name(role));
+    }
+  }
+};
+
 // A report's last words where the expected count is known (0: it is not, and they are empty).
 struct ExpectedArrivalsText {
-  char text[80] = {};
-  inline ExpectedArrivalsText(std::uint32_t expected_arrivals, BarrierSide side) {
+  char text[96] = {};
+  inline ExpectedArrivalsText(ReportKind kind, std::uint32_t expected_arrivals, BarrierSide side) {
     if (expected_arrivals == 0) return;
+    if (is_turn_report(kind)) {
+      std::snprintf(text, sizeof(text),
+                    " (each turn's barrier expects %u arrival%s: one per thread of the party before)",
+                    expected_arrivals, expected_arrivals == 1 ? "" : "s");
+      return;
+    }
     std::snprintf(text, sizeof(text), " (this stage's %s barrier expects %u arrival%s per phase)",
                   side == BarrierSide::full ? "full" : "empty", expected_arrivals,
                   expected_arrivals == 1 ? "" : "s");
@@ -194,18 +243,18 @@ struct ExpectedArrivalsText {
 }
 #endif
 
-// Host: prints "linpipe: <what>: pipeline 'p' (barriers 0x..) stage S lap L role R: <fix>" and
-// aborts. GPU: records the same for DeviceReports and traps.
+// Host: prints "linpipe: <what>: <LocationText>: <fix>" and aborts. GPU: records the same for DeviceReports and traps.
 [[noreturn]] LINPIPE_HOST_DEVICE inline void report(ReportKind kind, const StageLocation& at) {
 #if defined(__CUDA_ARCH__)
   record_and_trap(kind, at.pipeline, at.barriers, at.stage, at.lap, at.role, at.expected_arrivals,
                   at.expected_side);
 #else
   const ReportText text = report_text(kind, at.role);
-  std::fprintf(stderr, "linpipe: %s: pipeline '%s' (barriers %p) stage %u lap %u role %s: %s",
-               text.what, at.pipeline, at.barriers, at.stage, at.lap, role_name(at.role),
-               text.fix);
-  std::fprintf(stderr, "%s\n", ExpectedArrivalsText(at.expected_arrivals, at.expected_side).text);
+  const LocationText where(kind, at.pipeline,
+                           static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(at.barriers)),
+                           at.stage, at.lap, at.role);
+  std::fprintf(stderr, "linpipe: %s: %s: %s%s\n", text.what, where.text, text.fix,
+               ExpectedArrivalsText(kind, at.expected_arrivals, at.expected_side).text);
   std::fflush(stderr);
   std::abort();
 #endif

@@ -30,5 +30,6 @@ export import :storage;
 export import :warp_roles;
 export import :work_schedule;
 export import :ordered_turns;
+export import :mbar_ordered_turns;
 export import :store_epilogue;
 export import :launch;

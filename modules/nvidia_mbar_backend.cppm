@@ -20,6 +20,25 @@ import :clock;
 import :ptx_cluster;
 import :ptx_mbarrier;
 
+namespace linpipe::detail {
+
+// What an init leaves in a debug word beside its barriers: a mix of the grid's launch id, the
+// CTA and the barriers' shared address, so neither an earlier kernel's leftovers in shared
+// memory nor another CTA's pass for an init this CTA never ran.
+LINPIPE_DEVICE inline std::uint64_t barrier_init_token(std::uint32_t shared_address) {
+  // The special registers directly: blockIdx/gridDim are internal-linkage objects each
+  // partition's includes declare anew.
+  const std::uint64_t cta =
+      __nvvm_read_ptx_sreg_ctaid_x() +
+      std::uint64_t(__nvvm_read_ptx_sreg_nctaid_x()) *
+          (__nvvm_read_ptx_sreg_ctaid_y() +
+           std::uint64_t(__nvvm_read_ptx_sreg_nctaid_y()) * __nvvm_read_ptx_sreg_ctaid_z());
+  const std::uint64_t launch = ptx::grid_launch_id() * 0x9E3779B97F4A7C15ull;
+  return launch ^ cta * 0xC2B2AE3D27D4EB4Full ^ shared_address;
+}
+
+}  // namespace linpipe::detail
+
 export namespace linpipe {
 
 // One mbarrier in shared memory. Opaque: what it can do is what its members say.
@@ -186,19 +205,8 @@ class NvidiaMbarBackend {
   LINPIPE_DEVICE std::uint64_t* empty(std::uint32_t stage) const {
     return (std::uint64_t*)(bars_ + NumStages + stage);
   }
-  // What init_mbars leaves in the first debug word: a mix of the grid's launch id, the CTA and
-  // the storage address, so neither an earlier kernel's leftovers in shared memory nor another
-  // CTA's pass for an init this CTA never ran.
   LINPIPE_DEVICE std::uint64_t init_token() const {
-    // The special registers directly: blockIdx/gridDim are internal-linkage objects each
-    // partition's includes declare anew.
-    const std::uint64_t cta =
-        __nvvm_read_ptx_sreg_ctaid_x() +
-        std::uint64_t(__nvvm_read_ptx_sreg_nctaid_x()) *
-            (__nvvm_read_ptx_sreg_ctaid_y() +
-             std::uint64_t(__nvvm_read_ptx_sreg_nctaid_y()) * __nvvm_read_ptx_sreg_ctaid_z());
-    const std::uint64_t launch = ptx::grid_launch_id() * 0x9E3779B97F4A7C15ull;
-    return launch ^ cta * 0xC2B2AE3D27D4EB4Full ^ ptx::shared_address(full(0));
+    return detail::barrier_init_token(ptx::shared_address(full(0)));
   }
 
   // The one wait loop: try_wait suspends in hardware between polls; a bounded wait also

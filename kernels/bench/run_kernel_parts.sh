@@ -11,7 +11,8 @@ exec > >(tee "$out/kernel_parts.log") 2>&1
 status=0
 run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv,noheader
-# ONLY=rmsnorm: the RMSNorm tests and benchmark alone (a tuning run).
+# ONLY=rmsnorm: the RMSNorm tests and benchmark alone (a tuning run). PART=tests: all but ncu
+# and the stream-copy and GEMM benchmarks.
 if [ "${ONLY:-}" = rmsnorm ]; then
   for t in gpu_rmsnorm_test gpu_rmsnorm_test_release; do
     run "$dir/$t" > "$logs/$t.log" 2>&1
@@ -22,7 +23,7 @@ if [ "${ONLY:-}" = rmsnorm ]; then
   exit $status
 fi
 for t in cuda_import_test gpu_readme_kernel_test gpu_readme_kernel_test_release gpu_kernel_parts_test \
-         gpu_kernel_parts_test_release gpu_rmsnorm_test gpu_rmsnorm_test_release gpu_pingpong_test \
+         gpu_kernel_parts_test_release gpu_ordered_turns_test gpu_ordered_turns_test_release gpu_rmsnorm_test gpu_rmsnorm_test_release gpu_pingpong_test \
          gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test \
          gpu_traced_kernels_test gpu_attention_test; do
   run "$dir/$t" > "$logs/$t.log" 2>&1
@@ -33,7 +34,10 @@ for tool in racecheck synccheck; do
   run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_kernel_parts_test_release" \
     --gtest_filter='KernelParts.P*:KernelParts.O*' > "$logs/sanitizer_parts_$tool.log" 2>&1
   echo "kernel parts $tool: $(grep -E 'SUMMARY' "$logs/sanitizer_parts_$tool.log")"
+  run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_ordered_turns_test_release" \
+    > "$logs/sanitizer_turns_$tool.log" 2>&1
   grep -m 12 -E "Error|Warning|at .* in |Write Thread|Read Thread|RUN" "$logs/sanitizer_parts_$tool.log"
+  echo "ordered turns $tool: $(grep -E 'SUMMARY' "$logs/sanitizer_turns_$tool.log")"
   run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_rmsnorm_test_release" \
     --gtest_filter='Widths/RmsNorm.Linpipe*/n4096_rows8001:Widths/RmsNorm.Linpipe*/n8192_rows603' \
     > "$logs/sanitizer_rmsnorm_$tool.log" 2>&1
@@ -48,6 +52,11 @@ cuobjdump --dump-sass "$dir/gpu_kernel_parts_test_release" 2>/dev/null |
   awk '/Function : .*transform_rowsILi1E/{f=1;next} /Function :/{f=0} f' > "$logs/transform_rows.sass"
 grep -E '/\*(0f[6-9a-f]0|19[89a-f]0|1a[0-4]0)\*/' "$logs/transform_rows.sass" | sed 's/  */ /g' | head -24
 run python3 "$dir/rmsnorm_bench.py" "$dir/liblinpipe_rmsnorm.so" | tee "$out/rmsnorm_bench.txt"
+# PART=tests stops here (the rest, ncu and the two anchored benchmarks, takes minutes more).
+if [ "${PART:-}" = tests ]; then
+  tar -czf "$out/logs.tgz" -C "$logs" --exclude='*.sass' . 2>/dev/null
+  exit $status
+fi
 # ncu: linpipe's kernel and the plain one at n = 4096 (one launch each).
 for candidate in "linpipe wide threads persistent" "linpipe shallow threads persistent" "plain 2 vectors/thread"; do
   echo "== ncu: $candidate (n = 4096) =="

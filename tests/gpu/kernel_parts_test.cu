@@ -1,9 +1,8 @@
 // The kernel parts on the GPU: a kernel built only from WarpRoles, a WorkSchedule, a
 // SharedPlan, a StoreEpilogue and launch() transforms rows through a ring (ragged last tile,
-// one-shot and persistent grids, epilogue lags 0 and 1); OrderedTurns alternates two
-// warpgroups; launch() refuses what cannot run with a sentence; and a debug-build trap (an
-// extra arrival) comes back from synchronize() with its report, and is printed at exit when
-// nobody asks.
+// one-shot and persistent grids, epilogue lags 0 and 1); launch() refuses what cannot run with
+// a sentence; and a debug-build trap (an extra arrival) comes back from synchronize() with its
+// report, and is printed at exit when nobody asks. Ordered turns: ordered_turns_test.cu.
 import linpipe;
 
 #include <cuda_runtime.h>
@@ -133,44 +132,6 @@ TEST(KernelParts, OneShotGridLagZero) {
 TEST(KernelParts, PersistentGridLagTwoFewRows) {
   LINPIPE_REQUIRE_GPU();
   transform_and_check<2>(3, linpipe::GridKind::persistent);
-}
-
-// Two consumer warpgroups take turns appending their id to a log, `turns` times each; the
-// log's next entry comes from a global atomic, so the order it records is the order the turns
-// really ran in.
-using TurnRoles = linpipe::WarpRoles<4, 2, 4>;
-using Turns = linpipe::OrderedTurns<2, 128>;
-__global__ void take_turns(std::uint32_t* log, std::uint32_t* next, std::uint32_t turns) {
-  const auto me = TurnRoles::this_thread();
-  if (me.is_producer()) return;
-  const Turns order(me.consumer());
-  order.open();
-  for (std::uint32_t t = 0; t < turns; ++t) {
-    order.wait();
-    if (me.thread_in_consumer() == 0) log[atomicAdd(next, 1u)] = me.consumer();
-    order.pass_unless_last(t + 1 == turns);
-  }
-}
-
-TEST(KernelParts, OrderedTurnsAlternate) {
-  LINPIPE_REQUIRE_GPU();
-  constexpr std::uint32_t turns = 50;
-  std::uint32_t* log = nullptr;
-  std::uint32_t* next = nullptr;
-  LINPIPE_CUDA_OK(cudaMalloc(&log, 2 * turns * 4));
-  LINPIPE_CUDA_OK(cudaMalloc(&next, 4));
-  LINPIPE_CUDA_OK(cudaMemset(log, 0xff, 2 * turns * 4));
-  LINPIPE_CUDA_OK(cudaMemset(next, 0, 4));
-  const linpipe::LaunchResult launched =
-      linpipe::launch(take_turns, {.threads = TurnRoles::threads, .items = 1}, log, next, turns);
-  ASSERT_TRUE(launched) << launched.why;
-  const linpipe::LaunchResult done = linpipe::synchronize();
-  ASSERT_TRUE(done) << done.why;
-  std::vector<std::uint32_t> back(2 * turns);
-  LINPIPE_CUDA_OK(cudaMemcpy(back.data(), log, back.size() * 4, cudaMemcpyDeviceToHost));
-  LINPIPE_CUDA_OK(cudaFree(log));
-  LINPIPE_CUDA_OK(cudaFree(next));
-  for (std::uint32_t i = 0; i < back.size(); ++i) EXPECT_EQ(back[i], i % 2) << "entry " << i;
 }
 
 TEST(KernelParts, LaunchRefusesWhatCannotRunWithASentence) {
