@@ -28,6 +28,7 @@ set(LINPIPE_MODULE_PARTITIONS
   storage
   warp_roles
   work_schedule
+  dynamic_schedule
   ordered_turns
   mbar_ordered_turns
   store_epilogue

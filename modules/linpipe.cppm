@@ -29,6 +29,7 @@ export import :shared_plan;
 export import :storage;
 export import :warp_roles;
 export import :work_schedule;
+export import :dynamic_schedule;
 export import :ordered_turns;
 export import :mbar_ordered_turns;
 export import :store_epilogue;

@@ -23,7 +23,8 @@ if [ "${ONLY:-}" = rmsnorm ]; then
   exit $status
 fi
 for t in cuda_import_test gpu_readme_kernel_test gpu_readme_kernel_test_release gpu_kernel_parts_test \
-         gpu_kernel_parts_test_release gpu_ordered_turns_test gpu_ordered_turns_test_release gpu_rmsnorm_test gpu_rmsnorm_test_release gpu_pingpong_test \
+         gpu_kernel_parts_test_release gpu_ordered_turns_test gpu_ordered_turns_test_release gpu_dynamic_schedule_test \
+         gpu_rmsnorm_test gpu_rmsnorm_test_release gpu_pingpong_test \
          gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test \
          gpu_traced_kernels_test gpu_attention_test; do
   run "$dir/$t" > "$logs/$t.log" 2>&1
