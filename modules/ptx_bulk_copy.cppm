@@ -13,6 +13,8 @@ import :ptx_mbarrier;
 extern "C" {
 LINPIPE_DEVICE void linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
 LINPIPE_DEVICE void linpipe_ptx_cp_async_bulk_multicast_needs_SM_90a();
+LINPIPE_DEVICE void linpipe_ptx_createpolicy_is_not_supported_before_SM_80();
+LINPIPE_DEVICE void linpipe_ptx_fence_proxy_async_is_not_supported_before_SM_90();
 }
 
 export namespace linpipe::ptx {
@@ -64,7 +66,7 @@ LINPIPE_DEVICE inline std::uint64_t createpolicy_evict_first() {
 #if __CUDA_ARCH__ >= 800
   asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
 #else
-  linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+  linpipe_ptx_createpolicy_is_not_supported_before_SM_80();
 #endif
   return policy;
 }
@@ -163,7 +165,7 @@ LINPIPE_DEVICE inline void fence_proxy_async_shared_cta() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #else
-  linpipe_ptx_cp_async_bulk_is_not_supported_before_SM_90();
+  linpipe_ptx_fence_proxy_async_is_not_supported_before_SM_90();
 #endif
 }
 

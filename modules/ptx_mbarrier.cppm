@@ -14,9 +14,12 @@ export module linpipe:ptx_mbarrier;
 
 extern "C" {
 LINPIPE_DEVICE void linpipe_ptx_mbarrier_is_not_supported_before_SM_80();
-LINPIPE_DEVICE void linpipe_ptx_mbarrier_tx_count_is_not_supported_before_SM_90();
+LINPIPE_DEVICE void linpipe_ptx_fence_mbarrier_init_is_not_supported_before_SM_90();
+LINPIPE_DEVICE void linpipe_ptx_mbarrier_expect_tx_is_not_supported_before_SM_90();
+LINPIPE_DEVICE void linpipe_ptx_mbarrier_complete_tx_is_not_supported_before_SM_90();
 LINPIPE_DEVICE void linpipe_ptx_mbarrier_try_wait_is_not_supported_before_SM_90();
-LINPIPE_DEVICE void linpipe_ptx_cluster_mbarrier_is_not_supported_before_SM_90();
+LINPIPE_DEVICE void linpipe_ptx_mbarrier_cluster_is_not_supported_before_SM_90();
+LINPIPE_DEVICE void linpipe_ptx_mapa_is_not_supported_before_SM_90();
 }
 
 export namespace linpipe::ptx {
@@ -44,7 +47,7 @@ LINPIPE_DEVICE inline void fence_mbarrier_init() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 #else
-  linpipe_ptx_cluster_mbarrier_is_not_supported_before_SM_90();
+  linpipe_ptx_fence_mbarrier_init_is_not_supported_before_SM_90();
 #endif
 }
 
@@ -74,7 +77,7 @@ LINPIPE_DEVICE inline std::uint64_t mbarrier_arrive_expect_tx(std::uint64_t* bar
                : "r"(shared_address(bar)), "r"(tx_count)
                : "memory");
 #else
-  linpipe_ptx_mbarrier_tx_count_is_not_supported_before_SM_90();
+  linpipe_ptx_mbarrier_expect_tx_is_not_supported_before_SM_90();
 #endif
   return state;
 }
@@ -88,7 +91,7 @@ LINPIPE_DEVICE inline void mbarrier_expect_tx(std::uint64_t* bar, std::uint32_t 
                "r"(tx_count)
                : "memory");
 #else
-  linpipe_ptx_mbarrier_tx_count_is_not_supported_before_SM_90();
+  linpipe_ptx_mbarrier_expect_tx_is_not_supported_before_SM_90();
 #endif
 }
 
@@ -101,7 +104,7 @@ LINPIPE_DEVICE inline void mbarrier_complete_tx(std::uint64_t* bar, std::uint32_
                "r"(tx_count)
                : "memory");
 #else
-  linpipe_ptx_mbarrier_tx_count_is_not_supported_before_SM_90();
+  linpipe_ptx_mbarrier_complete_tx_is_not_supported_before_SM_90();
 #endif
 }
 
@@ -176,7 +179,7 @@ LINPIPE_DEVICE inline void mbarrier_arrive_cluster(std::uint64_t* bar, std::uint
       "r"(cta_rank)
       : "memory");
 #else
-  linpipe_ptx_cluster_mbarrier_is_not_supported_before_SM_90();
+  linpipe_ptx_mbarrier_cluster_is_not_supported_before_SM_90();
 #endif
 }
 
@@ -193,7 +196,7 @@ LINPIPE_DEVICE inline std::uint32_t mapa_shared_cluster(const void* generic_shar
                : "r"(shared_address(generic_shared)), "r"(cta_rank)
                : "memory");
 #else
-  linpipe_ptx_cluster_mbarrier_is_not_supported_before_SM_90();
+  linpipe_ptx_mapa_is_not_supported_before_SM_90();
 #endif
   return remote;
 }
@@ -210,7 +213,7 @@ LINPIPE_DEVICE inline void mbarrier_arrive_expect_tx_cluster(std::uint64_t* bar,
                "r"(tx_count)
                : "memory");
 #else
-  linpipe_ptx_cluster_mbarrier_is_not_supported_before_SM_90();
+  linpipe_ptx_mbarrier_cluster_is_not_supported_before_SM_90();
 #endif
 }
 
@@ -225,7 +228,7 @@ LINPIPE_DEVICE inline void mbarrier_expect_tx_cluster(std::uint64_t* bar, std::u
                "r"(tx_count)
                : "memory");
 #else
-  linpipe_ptx_cluster_mbarrier_is_not_supported_before_SM_90();
+  linpipe_ptx_mbarrier_cluster_is_not_supported_before_SM_90();
 #endif
 }
 
@@ -240,7 +243,7 @@ LINPIPE_DEVICE inline void mbarrier_complete_tx_cluster(std::uint64_t* bar, std:
                "r"(tx_count)
                : "memory");
 #else
-  linpipe_ptx_cluster_mbarrier_is_not_supported_before_SM_90();
+  linpipe_ptx_mbarrier_cluster_is_not_supported_before_SM_90();
 #endif
 }
 

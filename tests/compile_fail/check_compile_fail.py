@@ -5,9 +5,13 @@ its fixed form (-DLINPIPE_FIXED) must compile with no diagnostic at all.
   check_compile_fail.py CASE -- COMPILER FLAGS...
 
 CASE holds one or more `// EXPECT: <text>` lines; each text must appear in the compiler's
-output (substring match) when compiling without LINPIPE_FIXED."""
+output (substring match) when compiling without LINPIPE_FIXED. A case with a
+`// COMPILE: object` line is compiled to an object (device code through ptxas) instead of
+checked for syntax only: for errors that only code generation or ptxas reports."""
+import os
 import subprocess
 import sys
+import tempfile
 
 
 def main() -> int:
@@ -22,14 +26,19 @@ def main() -> int:
         print(f"{case}: no // EXPECT: lines", file=sys.stderr)
         return 2
 
-    broken = subprocess.run(command + ["-fsyntax-only", case], capture_output=True, text=True)
+    lines = open(case, encoding="utf-8").read().split("\n")
+    mode = ["-fsyntax-only"]
+    if any(line.strip() == "// COMPILE: object" for line in lines):
+        mode = ["-c", "-o", os.path.join(tempfile.mkdtemp(), "case.o")]
+
+    broken = subprocess.run(command + mode + [case], capture_output=True, text=True)
     output = broken.stdout + broken.stderr
     failures = []
     if broken.returncode == 0:
         failures.append("the broken snippet compiled; it must be rejected")
     failures += [f"missing diagnostic: {text}" for text in expected if text not in output]
 
-    fixed = subprocess.run(command + ["-fsyntax-only", "-Werror", "-DLINPIPE_FIXED", case],
+    fixed = subprocess.run(command + mode + ["-Werror", "-DLINPIPE_FIXED", case],
                            capture_output=True, text=True)
     if fixed.returncode != 0 or fixed.stderr.strip():
         failures.append("the fixed snippet (-DLINPIPE_FIXED) must compile cleanly:\n"
