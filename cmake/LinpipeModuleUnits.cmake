@@ -2,13 +2,13 @@
 # One list, read by the plain C++ target (FILE_SET CXX_MODULES) and the CUDA BMI builder.
 set(LINPIPE_MODULE_PARTITIONS
   config
-  clock
   ptx_mbarrier
   ptx_bulk_copy
   ptx_tma
   ptx_wgmma
   ptx_cluster
   ptx_sync
+  clock
   backend
   barrier_roles
   nvidia_mbar_backend

@@ -1,5 +1,5 @@
-// linpipe:barrier_roles — a slot's two barriers as the roles see them, so only the operations
-// that make sense on each exist. The full barrier is the producer's: it takes expect-tx bytes,
+// linpipe:barrier_roles — the protocol's vocabulary: the two roles, and a slot's two barriers
+// as the roles see them, so only the operations that make sense on each exist. The full barrier is the producer's: it takes expect-tx bytes,
 // the copy engine's completion and arrivals. The empty barrier is the consumers': they only
 // arrive on it (here, or on a peer CTA's copy), and a transaction count there would stall the
 // producer forever, so those calls fail to compile with the fix.
@@ -11,6 +11,24 @@ export module linpipe:barrier_roles;
 namespace linpipe::detail {
 template <class... T>
 inline constexpr bool never = false;
+}  // namespace linpipe::detail
+
+export namespace linpipe {
+
+// The two roles of a pipeline: the producer fills slots, the consumers read and release them.
+enum class Role : std::uint8_t { producer, consumer };
+
+// A slot's two barriers: full (the producer signals it) and empty (the consumers do).
+enum class BarrierSide : std::uint8_t { full, empty };
+
+}  // namespace linpipe
+
+namespace linpipe::detail {
+
+LINPIPE_HOST_DEVICE constexpr const char* role_name(Role role) {
+  return role == Role::producer ? "producer" : "consumer";
+}
+
 }  // namespace linpipe::detail
 
 export namespace linpipe {

@@ -1,5 +1,6 @@
 // linpipe:clock — the unit of every wait budget: SM clock cycles on the GPU, nanoseconds on
-// the host. Backends measure bounded waits with it; the debug builds' budgets are in it.
+// the host. Backends measure bounded waits with it, the debug builds' budgets are in it, and
+// traces timestamp their events with it (anchored to a clock all SMs share, wall_ns_now()).
 module;
 #include "linpipe_macros.h"
 #include <atomic>
@@ -7,6 +8,9 @@ module;
 #include <cstdint>
 export module linpipe:clock;
 import :config;
+#if defined(__CUDA__)
+import :ptx_cluster;
+#endif
 
 export namespace linpipe {
 
@@ -18,6 +22,16 @@ LINPIPE_HOST_DEVICE inline std::uint64_t wait_ticks_now() {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                         std::chrono::steady_clock::now().time_since_epoch())
                                         .count());
+#endif
+}
+
+// Now, in nanoseconds on a clock every SM shares (%globaltimer on the GPU; steady_clock on the
+// host): what ties one SM's tick readings to another's.
+LINPIPE_HOST_DEVICE inline std::uint64_t wall_ns_now() {
+#if defined(__CUDA_ARCH__)
+  return ptx::globaltimer();
+#else
+  return wait_ticks_now();
 #endif
 }
 

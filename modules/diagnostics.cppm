@@ -11,13 +11,9 @@ module;
 #include <cstdlib>
 export module linpipe:diagnostics;
 import :config;
+import :barrier_roles;
 
 export namespace linpipe {
-
-enum class Role : std::uint8_t { producer, consumer };
-
-// A slot's two barriers: full (the producer signals it) and empty (the consumers do).
-enum class BarrierSide : std::uint8_t { full, empty };
 
 // Who is waiting or leaking: enough to find the faulty role in a kernel with many pipelines.
 struct StageLocation {
@@ -154,10 +150,6 @@ LINPIPE_HOST_DEVICE constexpr ReportText report_text(ReportKind kind, Role role)
   return {"unknown report", "this is a linpipe bug; please report it"};
 }
 
-LINPIPE_HOST_DEVICE inline const char* role_name(Role role) {
-  return role == Role::producer ? "producer" : "consumer";
-}
-
 LINPIPE_HOST_DEVICE constexpr bool is_turn_report(ReportKind kind) {
   return kind == ReportKind::turn_hung || kind == ReportKind::turn_extra_pass ||
          kind == ReportKind::turn_not_held || kind == ReportKind::turns_uninitialised;
@@ -262,19 +254,14 @@ struct ExpectedArrivalsText {
 
 }  // namespace linpipe::detail
 
-export namespace linpipe {
+namespace linpipe::detail {
 
 // The debug backstop for a stage destroyed without release() / release_without_signal().
 [[noreturn]] LINPIPE_HOST_DEVICE inline void report_unreleased_stage(const StageLocation& at) {
-  detail::report(ReportKind::unreleased_stage, at);
+  report(ReportKind::unreleased_stage, at);
 }
 
-// The debug backstop for a wait that exceeded its budget (a barrier that never completes).
-[[noreturn]] LINPIPE_HOST_DEVICE inline void report_hung_wait(const StageLocation& at) {
-  detail::report(ReportKind::hung_wait, at);
-}
-
-}  // namespace linpipe
+}  // namespace linpipe::detail
 
 namespace linpipe::detail {
 

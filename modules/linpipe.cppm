@@ -3,13 +3,13 @@
 module;
 export module linpipe;
 export import :config;
-export import :clock;
 export import :ptx_mbarrier;
 export import :ptx_bulk_copy;
 export import :ptx_tma;
 export import :ptx_wgmma;
 export import :ptx_cluster;
 export import :ptx_sync;
+export import :clock;
 export import :backend;
 export import :barrier_roles;
 export import :trace;

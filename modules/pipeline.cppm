@@ -19,6 +19,10 @@ import :diagnostics;
 import :stage;
 import :scope;
 import :trace;
+import :host_backend;
+#if defined(__CUDA__)
+import :nvidia_mbar_backend;
+#endif
 
 namespace linpipe::detail {
 
@@ -39,9 +43,18 @@ struct [[nodiscard]] WaitStatus {
   LINPIPE_HOST_DEVICE constexpr explicit operator bool() const { return ready; }
 };
 
+#if defined(__CUDA__)
+template <int NumStages>
+using DefaultBackend = NvidiaMbarBackend<NumStages>;
+#else
+// Plain C++ has no GPU: the default backend there is the CPU one.
+template <int NumStages>
+using DefaultBackend = HostBackend<NumStages>;
+#endif
+
 // Tracer: NoTrace (the default: nothing recorded, no code emitted) or SliceTrace (every wait,
 // claim, release and arrival of this role, timestamped; see linpipe:trace).
-template <int NumStages, class Backend, class Tracer>
+template <int NumStages, class Backend = DefaultBackend<NumStages>, class Tracer = NoTrace>
 class ProducerConsumerPipeline {
   static_assert(NumStages >= 1,
                 "linpipe::ProducerConsumerPipeline<NumStages>: NumStages must be >= 1 (use 2-8 "

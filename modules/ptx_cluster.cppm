@@ -84,6 +84,15 @@ LINPIPE_DEVICE inline std::uint64_t grid_launch_id() {
   return id;
 }
 
+// mov.u64 ns, %globaltimer;
+// PTX ISA 3.1, SM_30. Nanoseconds on a timer every SM shares (updated every microsecond or so,
+// and dearer to read than %clock64): for putting different SMs' events on one time line.
+LINPIPE_DEVICE inline std::uint64_t globaltimer() {
+  std::uint64_t ns = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return ns;
+}
+
 // barrier.cluster.arrive.release.aligned;
 // PTX ISA 8.0, SM_90. Every thread of every CTA in the cluster arrives (release semantics).
 LINPIPE_DEVICE inline void barrier_cluster_arrive() {

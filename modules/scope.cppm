@@ -6,7 +6,7 @@ module;
 #include "linpipe_macros.h"
 #include <cstdint>
 export module linpipe:scope;
-import :diagnostics;
+import :barrier_roles;
 import :trace;
 
 export namespace linpipe {

@@ -21,11 +21,7 @@ import :config;
 import :backend;
 import :barrier_roles;
 import :diagnostics;
-import :host_backend;
 import :trace;
-#if defined(__CUDA__)
-import :nvidia_mbar_backend;
-#endif
 
 namespace linpipe::detail {
 
@@ -90,7 +86,7 @@ class StageClaim {
   // The debug backstop: a live claim being destroyed or overwritten.
   LINPIPE_HOST_DEVICE void check_released() const {
     if constexpr (debug_checks) {
-      if (live_) report_unreleased_stage(owner_->location(index_, lap_, StageRole));
+      if (live_) detail::report_unreleased_stage(owner_->location(index_, lap_, StageRole));
     }
   }
 
@@ -107,16 +103,8 @@ class StageClaim {
 
 export namespace linpipe {
 
-#if defined(__CUDA__)
-template <int NumStages>
-using DefaultBackend = NvidiaMbarBackend<NumStages>;
-#else
-// Plain C++ has no GPU: the default backend there is the CPU one.
-template <int NumStages>
-using DefaultBackend = HostBackend<NumStages>;
-#endif
-
-template <int NumStages, class Backend = DefaultBackend<NumStages>, class Tracer = NoTrace>
+// Defined, with its default backend, in linpipe:pipeline.
+template <int NumStages, class Backend, class Tracer>
 class ProducerConsumerPipeline;
 template <class Stage, int Depth, class Release>
 class StageLag;

@@ -4,13 +4,13 @@
 // buffer, so the hot path has no atomics: one 16-byte record and one 4-byte count per event.
 module;
 #include "linpipe_macros.h"
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 export module linpipe:trace;
 import :config;
-import :diagnostics;
+import :barrier_roles;
+import :clock;
 
 export namespace linpipe {
 
@@ -104,7 +104,7 @@ class SliceTrace {
     records_ = reinterpret_cast<TraceRecord*>(header_) + trace_header_records;
     releases_ = reinterpret_cast<std::uint64_t*>(records_ + layout.per_slice);
     capacity_ = layout.per_slice;
-    const std::uint64_t ns = now_ns(), ticks = now_ticks();
+    const std::uint64_t ns = wall_ns_now(), ticks = now_ticks();
     *header_ = TraceSliceHeader{block, warp, 0, capacity_, ns, ticks, ns, ticks};
   }
   LINPIPE_HOST_DEVICE inline SliceTrace(TraceRecord* buffer, TraceLayout layout, std::uint32_t slice,
@@ -160,34 +160,18 @@ class SliceTrace {
 
   LINPIPE_HOST_DEVICE inline std::uint32_t recorded() const { return count_; }
 
-  // This role's clock: the SM's cycle counter on the GPU, steady_clock nanoseconds on the host.
-  LINPIPE_HOST_DEVICE static inline std::uint64_t now_ticks() {
-#if defined(__CUDA_ARCH__)
-    return static_cast<std::uint64_t>(__nvvm_read_ptx_sreg_clock64());
-#else
-    return now_ns();
-#endif
-  }
+  // This role's clock (linpipe:clock): the SM's cycle counter on the GPU, steady_clock
+  // nanoseconds on the host.
+  LINPIPE_HOST_DEVICE static inline std::uint64_t now_ticks() { return wait_ticks_now(); }
 
  private:
   // The count and the last anchor: every trace_anchor_period events and when the role's
   // tracer goes away (a trace read after a trap misses at most the last period's events).
   LINPIPE_HOST_DEVICE inline void anchor() {
-    const std::uint64_t ns = now_ns(), ticks = now_ticks();
+    const std::uint64_t ns = wall_ns_now(), ticks = now_ticks();
     header_->count = count_;
     header_->last_ns = ns;
     header_->last_ticks = ticks;
-  }
-  LINPIPE_HOST_DEVICE static inline std::uint64_t now_ns() {
-#if defined(__CUDA_ARCH__)
-    std::uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-#else
-    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::steady_clock::now().time_since_epoch())
-                                          .count());
-#endif
   }
 
   TraceSliceHeader* header_ = nullptr;

@@ -10,7 +10,7 @@ module;
 #include <string>
 #include <vector>
 export module linpipe:trace_report;
-import :diagnostics;
+import :barrier_roles;
 import :trace;
 
 export namespace linpipe {
@@ -111,10 +111,6 @@ inline std::vector<TraceTrack> trace_tracks(const TraceRecord* buffer, TraceLayo
   return tracks;
 }
 
-inline const char* trace_role_name(Role role) {
-  return role == Role::producer ? "producer" : "consumer";
-}
-
 inline void append(std::string& out, const char* format, auto... values) {
   char text[256];
   const int n = std::snprintf(text, sizeof text, format, values...);
@@ -186,7 +182,7 @@ inline std::string trace_summary_text(const std::vector<TraceRoleSummary>& roles
   for (const TraceRoleSummary& r : roles) {
     const double pct = r.span_ns == 0 ? 0.0 : 100.0 * static_cast<double>(r.waiting_ns) / static_cast<double>(r.span_ns);
     detail::append(out, "%6u %5u %4u %-9s %8u %8u %12.1f %12.1f %6.1f%% %13.2f (%u/%u)\n", r.block,
-                   r.warp, unsigned{r.pipeline}, detail::trace_role_name(r.role), r.events, r.dropped,
+                   r.warp, unsigned{r.pipeline}, detail::role_name(r.role), r.events, r.dropped,
                    static_cast<double>(r.span_ns) / 1e3, static_cast<double>(r.waiting_ns) / 1e3, pct,
                    static_cast<double>(r.longest_wait_ns) / 1e3, r.longest_wait_stage, r.longest_wait_lap);
   }
@@ -224,7 +220,7 @@ inline std::string trace_to_json(const TraceRecord* buffer, TraceLayout layout, 
     }
     detail::append(text, "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, "
                    "\"args\": {\"name\": \"warp %u %s (pipeline %u)\"}}",
-                   pid, tid, t.header.warp, detail::trace_role_name(t.role), unsigned{t.pipeline});
+                   pid, tid, t.header.warp, detail::role_name(t.role), unsigned{t.pipeline});
     event(text);
     const char* wait_name = t.role == Role::producer ? "wait empty" : "wait full";
     const TimedTraceEvent* open = nullptr;
@@ -245,7 +241,7 @@ inline std::string trace_to_json(const TraceRecord* buffer, TraceLayout layout, 
         case TraceEvent::release:
           detail::append(text, "{\"name\": \"stage %u\", \"cat\": \"%s held\", \"ph\": \"%s\", \"id\": \"%u.%u.%u.%u\", "
                          "\"pid\": %u, \"tid\": %u, \"ts\": %.3f, \"args\": {\"stage\": %u, \"lap\": %u}}",
-                         unsigned{r.stage}, detail::trace_role_name(t.role), r.event == TraceEvent::acquire ? "b" : "e",
+                         unsigned{r.stage}, detail::role_name(t.role), r.event == TraceEvent::acquire ? "b" : "e",
                          pid, tid, unsigned{r.stage}, r.lap, pid, tid, us(r.ns), unsigned{r.stage}, r.lap);
           break;
         case TraceEvent::arrive:
