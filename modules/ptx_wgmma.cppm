@@ -4,8 +4,8 @@
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-instructions
 //
 // The accumulator is a float array indexed only with constants by its callers (fully unrolled
-// loops), so it stays in registers. The mma wrappers are generated text (one operand per
-// accumulator register); their layout: register i of thread t holds row
+// loops), so it stays in registers. The mma wrappers spell out one asm operand per accumulator
+// register (inline asm takes no arrays); their layout: register i of thread t holds row
 // 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2 * (t % 4) + i % 2.
 module;
 #include "linpipe_macros.h"
@@ -209,8 +209,9 @@ LINPIPE_DEVICE inline void wgmma_m64n256k16_bf16(float (&d)[128], std::uint64_t 
 
 // wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {d0..d31}, {a0..a3}, b_desc, p, 1, 1, 1;
 // PTX ISA 8.0, SM_90a. D (64 x 64 fp32, 32 registers a thread) += A (64 x 16 bf16, in
-// registers: the thread's rows and k-columns of an m64nNk16 accumulator, see
-// pack_accumulators_bf16) x B (16 x 64, N-major in shared memory: wgmma_desc_mn_major_sw128);
+// registers: for the k-slice of columns 16 c..16 c + 15 of an m64nN fp32 accumulator acc,
+// a[r] = pack_bf16x2(acc[8 c + 2 r], acc[8 c + 2 r + 1])) x B (16 x 64, N-major in shared
+// memory: wgmma_desc_mn_major_sw128);
 // scale_d == 0 overwrites D instead. Issued by all 128 threads of a warpgroup, after a
 // wgmma_fence() that follows the last write of `a` and of D.
 LINPIPE_DEVICE inline void wgmma_m64n64k16_bf16_rs_nmajor(float (&d)[32], const std::uint32_t (&a)[4],
@@ -234,8 +235,9 @@ LINPIPE_DEVICE inline void wgmma_m64n64k16_bf16_rs_nmajor(float (&d)[32], const 
 
 // wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {d0..d63}, {a0..a3}, b_desc, p, 1, 1, 1;
 // PTX ISA 8.0, SM_90a. D (64 x 128 fp32, 64 registers a thread) += A (64 x 16 bf16, in
-// registers: the thread's rows and k-columns of an m64nNk16 accumulator, see
-// pack_accumulators_bf16) x B (16 x 128, N-major in shared memory: wgmma_desc_mn_major_sw128);
+// registers: for the k-slice of columns 16 c..16 c + 15 of an m64nN fp32 accumulator acc,
+// a[r] = pack_bf16x2(acc[8 c + 2 r], acc[8 c + 2 r + 1])) x B (16 x 128, N-major in shared
+// memory: wgmma_desc_mn_major_sw128);
 // scale_d == 0 overwrites D instead. Issued by all 128 threads of a warpgroup, after a
 // wgmma_fence() that follows the last write of `a` and of D.
 LINPIPE_DEVICE inline void wgmma_m64n128k16_bf16_rs_nmajor(float (&d)[64], const std::uint32_t (&a)[4],
