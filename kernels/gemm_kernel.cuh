@@ -1,8 +1,8 @@
 // gemm_bf16's kernel and launch, for a tracer: included by gemm.cu (NoTrace, the kernel the
 // library runs) and gemm_traced.cu (SliceTrace), each after `import linpipe;`. Two translation
-// units, so the untraced kernels are compiled in a module of their own, exactly as before
-// tracing existed (ptxas's register allocation for a kernel can depend on the other kernels of
-// its module). What the kernel does: see gemm.cu.
+// units, so the untraced kernels are compiled in a module of their own: ptxas's register
+// allocation for a kernel can depend on the other kernels of its module, and tracing must not
+// change the untraced kernel's code. What the kernel does: see gemm.cu.
 #pragma once
 
 namespace linpipe::kernels {
@@ -277,9 +277,9 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
   ptx::cp_async_bulk_wait_group<0>();
 }
 
-// The untraced kernel keeps its name and parameters from before tracing existed: ptxas's
-// register allocation can depend on a kernel's (mangled) name, and the untraced kernel must
-// compile to the SASS it always had (checked with kernels/bench/same_device_code.py).
+// The untraced kernel has no tracer in its name or parameters: ptxas's register allocation
+// can depend on a kernel's (mangled) name, and tracing must leave the untraced kernel's SASS
+// unchanged (checked with kernels/bench/same_device_code.py).
 template <int Cluster>
 __global__ void __launch_bounds__(threads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,

@@ -193,9 +193,8 @@ __device__ __forceinline__ void stream_copy_body(std::byte* dst, const std::byte
   }
 }
 
-// The untraced kernel keeps its name and parameters from before tracing existed (ptxas's
-// register allocation can depend on a kernel's mangled name: see gemm_kernel.cuh); the traced
-// one is a kernel of its own.
+// The untraced kernel has no tracer in its name or parameters (ptxas's register allocation can
+// depend on a kernel's mangled name: see gemm_kernel.cuh); the traced one is a kernel of its own.
 template <int Stages, int Lag>
 __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::size_t bytes,
                                    std::uint32_t tile_bytes, std::uint32_t consumer_warps,

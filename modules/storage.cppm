@@ -45,8 +45,8 @@ constexpr std::size_t storage_budget_bytes() {
 }
 
 // One ring per tile type, NumStages slots each, in the order given: all stages of the first
-// tile, then all of the next (CUTLASS's layout). Measured on the H200 GEMM (docs/benchmarks.md,
-// 2026-12-04): 2-3% faster than one struct per stage holding its A and B tiles side by side.
+// tile, then all of the next (CUTLASS's layout): the GEMM ran 2-3% faster so than with one
+// struct per stage holding its A and B tiles side by side (docs/benchmarks.md).
 template <int NumStages, class... Tiles>
 struct Rings {};
 template <int NumStages, class Tile, class... Rest>
