@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../check_buffers.h"
+#include "check_buffers.h"
 #include "../stream_copy.h"
 #include "bench_timing.h"
 #include "bench_trace.h"
