@@ -100,49 +100,47 @@ __global__ void take_mbar_turns(std::uint32_t* log, std::uint32_t* next, std::ui
   }
 }
 
-TEST(OrderedTurns, MbarriersCycleThreeWarpgroupsInOrder) {
-  LINPIPE_REQUIRE_GPU();
-  constexpr std::uint32_t turns = 40;
-  std::uint32_t* log = device_words(3 * turns, 0xff);
+// What take_mbar_turns left: threads that found the counter out of turn, and the log.
+struct MbarTurnsRun {
+  std::uint32_t misordered = 0;
+  std::vector<std::uint32_t> log;
+};
+
+MbarTurnsRun run_mbar_turns(std::uint32_t ctas, std::uint32_t turns) {
+  std::uint32_t* log = device_words(ctas * 3 * turns, 0xff);
   std::uint32_t* next = device_words(1, 0);
   std::uint32_t* misordered = device_words(1, 0);
   const linpipe::LaunchResult launched = linpipe::launch(
       take_mbar_turns,
-      {.threads = ThreeGroups::threads, .shared_bytes = TurnPlan::launch_bytes(), .items = 4},
+      {.threads = ThreeGroups::threads, .shared_bytes = TurnPlan::launch_bytes(), .items = ctas},
       log, next, misordered, turns);
-  ASSERT_TRUE(launched) << launched.why;
+  EXPECT_TRUE(launched) << launched.why;
   const linpipe::LaunchResult done = linpipe::synchronize();
-  ASSERT_TRUE(done) << done.why;
-  EXPECT_EQ(take_back(misordered, 1)[0], 0u) << "threads that found the shared counter out of turn";
-  // Four CTAs share the log: each party's entries are in cycle order within each CTA only, so
-  // count them instead: every party logged `turns` times per CTA.
-  EXPECT_EQ(take_back(next, 1)[0], 4 * 3 * turns);
-  const std::vector<std::uint32_t> back = take_back(log, 3 * turns);
+  EXPECT_TRUE(done) << done.why;
+  EXPECT_EQ(take_back(next, 1)[0], ctas * 3 * turns) << "every party of every CTA logs each turn";
+  return {take_back(misordered, 1)[0], take_back(log, ctas * 3 * turns)};
+}
+
+TEST(OrderedTurns, MbarriersCycleThreeWarpgroupsInOrder) {
+  LINPIPE_REQUIRE_GPU();
+  constexpr std::uint32_t ctas = 4, turns = 40;
+  const MbarTurnsRun run = run_mbar_turns(ctas, turns);
+  EXPECT_EQ(run.misordered, 0u) << "threads that found the shared counter out of turn";
+  // The CTAs share the log, so it interleaves their cycles: count each party's entries.
   std::uint32_t per_party[3] = {};
-  for (const std::uint32_t party : back) {
+  for (const std::uint32_t party : run.log) {
     ASSERT_LT(party, 3u);
     ++per_party[party];
   }
-  EXPECT_EQ(per_party[0] + per_party[1] + per_party[2], 3 * turns);
+  for (const std::uint32_t count : per_party) EXPECT_EQ(count, ctas * turns);
 }
 
 // One CTA, so the log is the cycle itself.
 TEST(OrderedTurns, MbarriersLogTheCycle) {
   LINPIPE_REQUIRE_GPU();
-  constexpr std::uint32_t turns = 40;
-  std::uint32_t* log = device_words(3 * turns, 0xff);
-  std::uint32_t* next = device_words(1, 0);
-  std::uint32_t* misordered = device_words(1, 0);
-  const linpipe::LaunchResult launched = linpipe::launch(
-      take_mbar_turns, {.threads = ThreeGroups::threads, .shared_bytes = TurnPlan::launch_bytes(), .items = 1},
-      log, next, misordered, turns);
-  ASSERT_TRUE(launched) << launched.why;
-  const linpipe::LaunchResult done = linpipe::synchronize();
-  ASSERT_TRUE(done) << done.why;
-  EXPECT_EQ(take_back(misordered, 1)[0], 0u);
-  (void)take_back(next, 1);
-  const std::vector<std::uint32_t> back = take_back(log, 3 * turns);
-  for (std::uint32_t i = 0; i < back.size(); ++i) EXPECT_EQ(back[i], i % 3) << "entry " << i;
+  const MbarTurnsRun run = run_mbar_turns(1, 40);
+  EXPECT_EQ(run.misordered, 0u);
+  for (std::uint32_t i = 0; i < run.log.size(); ++i) EXPECT_EQ(run.log[i], i % 3) << "entry " << i;
 }
 
 // Misuse, each in a child process (a trap ends the CUDA context):
