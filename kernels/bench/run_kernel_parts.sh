@@ -13,6 +13,26 @@ run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv,noheader
 # ONLY=rmsnorm: the RMSNorm tests and benchmark alone (a tuning run). PART=tests: all but ncu
 # and the stream-copy and GEMM benchmarks.
+# ONLY=core: the kernel parts' own tests (debug and release), the sanitizers on the new parts,
+# then the RMSNorm tests and benchmark: the shortest run that decides the parts.
+if [ "${ONLY:-}" = core ]; then
+  for t in gpu_readme_kernel_test gpu_readme_kernel_test_release gpu_kernel_parts_test \
+           gpu_kernel_parts_test_release gpu_ordered_turns_test gpu_ordered_turns_test_release \
+           gpu_dynamic_schedule_test; do
+    run "$dir/$t" > "$logs/$t.log" 2>&1
+    echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/$t.log" | tr '\n' ' ' | cut -c1-300)"
+    grep -E "^\[  FAILED|Failure|^debug checks" "$logs/$t.log" | head -10
+  done
+  for tool in racecheck synccheck; do
+    run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_ordered_turns_test_release" \
+      --gtest_filter='OrderedTurns.Mbarriers*' > "$logs/sanitizer_turns_$tool.log" 2>&1
+    echo "ordered turns $tool: $(grep -E 'SUMMARY' "$logs/sanitizer_turns_$tool.log")"
+    run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_dynamic_schedule_test" \
+      --gtest_filter='*EveryItem*' > "$logs/sanitizer_dynamic_$tool.log" 2>&1
+    echo "dynamic schedule $tool: $(grep -E 'SUMMARY' "$logs/sanitizer_dynamic_$tool.log")"
+  done
+  ONLY=rmsnorm
+fi
 if [ "${ONLY:-}" = rmsnorm ]; then
   for t in gpu_rmsnorm_test gpu_rmsnorm_test_release; do
     run "$dir/$t" > "$logs/$t.log" 2>&1
@@ -20,6 +40,7 @@ if [ "${ONLY:-}" = rmsnorm ]; then
     grep -E "^\[  FAILED|Failure" "$logs/$t.log" | head -10
   done
   run python3 "$dir/rmsnorm_bench.py" "$dir/liblinpipe_rmsnorm.so" | tee "$out/rmsnorm_bench.txt"
+  tar -czf "$out/logs.tgz" -C "$logs" . 2>/dev/null
   exit $status
 fi
 for t in cuda_import_test gpu_readme_kernel_test gpu_readme_kernel_test_release gpu_kernel_parts_test \
