@@ -1,8 +1,9 @@
 // linpipe:barrier_roles — the protocol's vocabulary: the two roles, and a slot's two barriers
-// as the roles see them, so only the operations that make sense on each exist. The full barrier is the producer's: it takes expect-tx bytes,
-// the copy engine's completion and arrivals. The empty barrier is the consumers': they only
-// arrive on it (here, or on a peer CTA's copy), and a transaction count there would stall the
-// producer forever, so those calls fail to compile with the fix.
+// as the roles see them, so only the operations that make sense on each exist. The full
+// barrier is the producer's: it takes expect-tx bytes, the copy engine's completion and
+// arrivals. The empty barrier is the consumers': they only arrive on it (here, or on a peer
+// CTA's copy), and a transaction count there would stall the producer forever, so those calls
+// fail to compile with the fix.
 module;
 #include "linpipe_macros.h"
 #include <cstdint>

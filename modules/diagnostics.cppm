@@ -178,7 +178,8 @@ struct ExpectedArrivalsText {
     if (expected_arrivals == 0) return;
     if (is_turn_report(kind)) {
       std::snprintf(text, sizeof(text),
-                    " (each turn's barrier expects %u arrival%s: one per thread of the party before)",
+                    " (each turn's barrier expects %u arrival%s: one per thread of the party "
+                    "before)",
                     expected_arrivals, expected_arrivals == 1 ? "" : "s");
       return;
     }
@@ -235,16 +236,17 @@ struct ExpectedArrivalsText {
 }
 #endif
 
-// Host: prints "linpipe: <what>: <LocationText>: <fix>" and aborts. GPU: records the same for DeviceReports and traps.
+// Host: prints "linpipe: <what>: <LocationText>: <fix>" and aborts. GPU: records the same for
+// DeviceReports and traps.
 [[noreturn]] LINPIPE_HOST_DEVICE inline void report(ReportKind kind, const StageLocation& at) {
 #if defined(__CUDA_ARCH__)
   record_and_trap(kind, at.pipeline, at.barriers, at.stage, at.lap, at.role, at.expected_arrivals,
                   at.expected_side);
 #else
   const ReportText text = report_text(kind, at.role);
-  const LocationText where(kind, at.pipeline,
-                           static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(at.barriers)),
-                           at.stage, at.lap, at.role);
+  const auto barriers =
+      static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(at.barriers));
+  const LocationText where(kind, at.pipeline, barriers, at.stage, at.lap, at.role);
   std::fprintf(stderr, "linpipe: %s: %s: %s%s\n", text.what, where.text, text.fix,
                ExpectedArrivalsText(kind, at.expected_arrivals, at.expected_side).text);
   std::fflush(stderr);

@@ -72,7 +72,8 @@ namespace linpipe::detail {
 // atomicAdd on a word every CTA (or host thread) shares; returns the old value.
 LINPIPE_HOST_DEVICE inline std::uint32_t fetch_add(std::uint32_t& word, std::uint32_t n) {
 #if defined(__CUDA_ARCH__)
-  return static_cast<std::uint32_t>(__nvvm_atom_add_gen_i(reinterpret_cast<int*>(&word), static_cast<int>(n)));
+  const int old = __nvvm_atom_add_gen_i(reinterpret_cast<int*>(&word), static_cast<int>(n));
+  return static_cast<std::uint32_t>(old);
 #else
   return std::atomic_ref<std::uint32_t>(word).fetch_add(n);
 #endif
@@ -126,7 +127,9 @@ class DynamicWorkSchedule {
 
   LINPIPE_HOST_DEVICE constexpr std::uint32_t count() const { return tiles_.count(); }
   LINPIPE_HOST_DEVICE constexpr const TileSpace& space() const { return tiles_.space(); }
-  LINPIPE_HOST_DEVICE constexpr WorkItem item(std::uint32_t position) const { return tiles_.item(position); }
+  LINPIPE_HOST_DEVICE constexpr WorkItem item(std::uint32_t position) const {
+    return tiles_.item(position);
+  }
 
   // One thread of the CTA, before a block barrier and any walk. `followers`: the threads that
   // walk with follow(), each of which reads every position.
@@ -140,7 +143,9 @@ class DynamicWorkSchedule {
     return LeaderItems(*this, shared, ctas);
   }
   // A follower's walk: the leader's positions, in its order.
-  LINPIPE_HOST_DEVICE FollowerItems follow(Shared& shared) const { return FollowerItems(*this, shared); }
+  LINPIPE_HOST_DEVICE FollowerItems follow(Shared& shared) const {
+    return FollowerItems(*this, shared);
+  }
 #if defined(__CUDA__)
   LINPIPE_DEVICE LeaderItems lead(Shared& shared) const {
     return LeaderItems(*this, shared,
@@ -156,12 +161,16 @@ class DynamicWorkSchedule {
    public:
     class Iterator {
      public:
-      LINPIPE_HOST_DEVICE WorkItem operator*() const { return items_->schedule_.item(items_->position_); }
+      LINPIPE_HOST_DEVICE WorkItem operator*() const {
+        return items_->schedule_.item(items_->position_);
+      }
       LINPIPE_HOST_DEVICE Iterator& operator++() {
         items_->claim();
         return *this;
       }
-      LINPIPE_HOST_DEVICE bool operator!=(End) const { return items_->position_ < items_->schedule_.count(); }
+      LINPIPE_HOST_DEVICE bool operator!=(End) const {
+        return items_->position_ < items_->schedule_.count();
+      }
 
      private:
       friend LeaderItems;
@@ -178,8 +187,12 @@ class DynamicWorkSchedule {
 
    private:
     friend DynamicWorkSchedule;
-    LINPIPE_HOST_DEVICE LeaderItems(const DynamicWorkSchedule& schedule, Shared& shared, std::uint32_t ctas)
-        : schedule_(schedule), shared_(shared), ring_(shared.barriers, "dynamic schedule"), ctas_(ctas) {}
+    LINPIPE_HOST_DEVICE LeaderItems(const DynamicWorkSchedule& schedule, Shared& shared,
+                                    std::uint32_t ctas)
+        : schedule_(schedule),
+          shared_(shared),
+          ring_(shared.barriers, "dynamic schedule"),
+          ctas_(ctas) {}
 
     // Claims a position and publishes it. The position past the end is published too (it ends
     // the followers' walks); then this CTA counts itself finished, and the last CTA to finish
@@ -212,12 +225,16 @@ class DynamicWorkSchedule {
    public:
     class Iterator {
      public:
-      LINPIPE_HOST_DEVICE WorkItem operator*() const { return items_->schedule_.item(items_->position_); }
+      LINPIPE_HOST_DEVICE WorkItem operator*() const {
+        return items_->schedule_.item(items_->position_);
+      }
       LINPIPE_HOST_DEVICE Iterator& operator++() {
         items_->read();
         return *this;
       }
-      LINPIPE_HOST_DEVICE bool operator!=(End) const { return items_->position_ < items_->schedule_.count(); }
+      LINPIPE_HOST_DEVICE bool operator!=(End) const {
+        return items_->position_ < items_->schedule_.count();
+      }
 
      private:
       friend FollowerItems;

@@ -33,7 +33,8 @@ export namespace linpipe {
 
 template <std::uint32_t Parties, std::uint32_t ThreadsPerParty>
 class MbarOrderedTurns {
-  static_assert(Parties >= 2, "linpipe::MbarOrderedTurns<Parties, ...>: turns need at least two parties");
+  static_assert(Parties >= 2,
+                "linpipe::MbarOrderedTurns<Parties, ...>: turns need at least two parties");
   static_assert(ThreadsPerParty >= 1 && ThreadsPerParty < (1u << 20),
                 "linpipe::MbarOrderedTurns<Parties, ThreadsPerParty>: ThreadsPerParty is the "
                 "number of threads of each party that pass (1..2^20 - 1, an mbarrier's count)");
@@ -54,7 +55,9 @@ class MbarOrderedTurns {
 
   // One thread, once per launch, before a block barrier and any wait() or pass().
   LINPIPE_DEVICE static void init(Barriers& barriers) {
-    for (std::uint32_t p = 0; p < Parties; ++p) ptx::mbarrier_init(&barriers.words[p], ThreadsPerParty);
+    for (std::uint32_t p = 0; p < Parties; ++p) {
+      ptx::mbarrier_init(&barriers.words[p], ThreadsPerParty);
+    }
     if constexpr (debug_checks) {
       for (std::uint32_t p = 0; p < Parties; ++p) barriers.words[Parties + 1 + p] = 0;
       barriers.words[Parties] = init_token(barriers);
@@ -85,7 +88,9 @@ class MbarOrderedTurns {
     // party's turn k - 1, and a fresh barrier counts as having completed the phase before 0.
     const std::uint32_t parity = (party_ == 0 ? turn_ + 1 : turn_) & 1u;
     if constexpr (debug_checks) {
-      if (barriers_->words[Parties] != init_token(*barriers_)) report(ReportKind::turns_uninitialised);
+      if (barriers_->words[Parties] != init_token(*barriers_)) {
+        report(ReportKind::turns_uninitialised);
+      }
       const detail::Deadline<true> deadline(detail::debug_wait_budget());
       while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
         if (deadline.passed()) report(ReportKind::turn_hung);
@@ -106,7 +111,7 @@ class MbarOrderedTurns {
       holding_ = false;
       // Passes into `next` up to this turn's: (turn_ + 1) x ThreadsPerParty at most.
       auto* counter = (long long*)&barriers_->words[Parties + 1 + next];
-      const std::uint64_t total = static_cast<std::uint64_t>(__nvvm_atom_add_gen_ll(counter, 1)) + 1;
+      const auto total = static_cast<std::uint64_t>(__nvvm_atom_add_gen_ll(counter, 1)) + 1;
       if (total > (std::uint64_t{turn_} + 1) * ThreadsPerParty) report(ReportKind::turn_extra_pass);
     }
     (void)ptx::mbarrier_arrive(&barriers_->words[next]);
