@@ -10,19 +10,23 @@ logs=$(mktemp -d)
 exec > >(tee "$out/kernel_parts.log") 2>&1
 status=0
 run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
+# Runs each GoogleTest binary named, logging it, and prints its verdict and any failures.
+run_tests() {
+  for t in "$@"; do
+    run "$dir/$t" > "$logs/$t.log" 2>&1
+    echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/$t.log" | tr '\n' ' ' | cut -c1-300)"
+    grep -E "^\[  FAILED|Failure|^cuda_import_test|^debug checks" "$logs/$t.log" | head -20
+  done
+}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv,noheader
 # ONLY=rmsnorm: the RMSNorm tests and benchmark alone (a tuning run). PART=tests: all but ncu
 # and the stream-copy and GEMM benchmarks.
 # ONLY=core: the kernel parts' own tests (debug and release), the sanitizers on the new parts,
 # then the RMSNorm tests and benchmark: the shortest run that decides the parts.
 if [ "${ONLY:-}" = core ]; then
-  for t in gpu_readme_kernel_test gpu_readme_kernel_test_release gpu_kernel_parts_test \
-           gpu_kernel_parts_test_release gpu_ordered_turns_test gpu_ordered_turns_test_release \
-           gpu_dynamic_schedule_test; do
-    run "$dir/$t" > "$logs/$t.log" 2>&1
-    echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/$t.log" | tr '\n' ' ' | cut -c1-300)"
-    grep -E "^\[  FAILED|Failure|^debug checks" "$logs/$t.log" | head -10
-  done
+  run_tests gpu_readme_kernel_test gpu_readme_kernel_test_release gpu_kernel_parts_test \
+    gpu_kernel_parts_test_release gpu_ordered_turns_test gpu_ordered_turns_test_release \
+    gpu_dynamic_schedule_test
   for tool in racecheck synccheck; do
     run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_ordered_turns_test_release" \
       --gtest_filter='OrderedTurns.Mbarriers*' > "$logs/sanitizer_turns_$tool.log" 2>&1
@@ -34,24 +38,16 @@ if [ "${ONLY:-}" = core ]; then
   ONLY=rmsnorm
 fi
 if [ "${ONLY:-}" = rmsnorm ]; then
-  for t in gpu_rmsnorm_test gpu_rmsnorm_test_release; do
-    run "$dir/$t" > "$logs/$t.log" 2>&1
-    echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/$t.log" | tr '\n' ' ')"
-    grep -E "^\[  FAILED|Failure" "$logs/$t.log" | head -10
-  done
+  run_tests gpu_rmsnorm_test gpu_rmsnorm_test_release
   run python3 "$dir/rmsnorm_bench.py" "$dir/liblinpipe_rmsnorm.so" | tee "$out/rmsnorm_bench.txt"
   tar -czf "$out/logs.tgz" -C "$logs" . 2>/dev/null
   exit $status
 fi
-for t in cuda_import_test gpu_readme_kernel_test gpu_readme_kernel_test_release gpu_kernel_parts_test \
-         gpu_kernel_parts_test_release gpu_ordered_turns_test gpu_ordered_turns_test_release gpu_dynamic_schedule_test \
-         gpu_rmsnorm_test gpu_rmsnorm_test_release gpu_pingpong_test \
-         gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test \
-         gpu_traced_kernels_test gpu_attention_test; do
-  run "$dir/$t" > "$logs/$t.log" 2>&1
-  echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/$t.log" | tr '\n' ' ')"
-  grep -E "^\[  FAILED|Failure|^cuda_import_test|^debug checks" "$logs/$t.log" | head -20
-done
+run_tests cuda_import_test gpu_readme_kernel_test gpu_readme_kernel_test_release gpu_kernel_parts_test \
+  gpu_kernel_parts_test_release gpu_ordered_turns_test gpu_ordered_turns_test_release \
+  gpu_dynamic_schedule_test gpu_rmsnorm_test gpu_rmsnorm_test_release gpu_pingpong_test \
+  gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test \
+  gpu_traced_kernels_test gpu_attention_test
 for tool in racecheck synccheck; do
   run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_kernel_parts_test_release" \
     --gtest_filter='KernelParts.P*:KernelParts.O*' > "$logs/sanitizer_parts_$tool.log" 2>&1
