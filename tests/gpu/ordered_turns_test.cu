@@ -1,8 +1,8 @@
 // Ordered turns on the GPU: consumer warpgroups take turns in a fixed cycle, on named barriers
 // (OrderedTurns) and on mbarriers (MbarOrderedTurns, three parties, storage in a SharedPlan,
 // each turn's shared-memory writes seen by the next party). Debug builds: a party that stops
-// early, a party larger than the barrier's count and a pass without a wait each trap with a
-// report naming the turns, the party and the turn.
+// early, a party larger than the barrier's count, a pass without a wait and turns never
+// initialised each trap with a report naming the turns, the party and the turn.
 import linpipe;
 
 #include <cuda_runtime.h>
@@ -146,12 +146,13 @@ TEST(OrderedTurns, MbarriersLogTheCycle) {
 // Misuse, each in a child process (a trap ends the CUDA context):
 //   stops_early: party 1 takes 3 turns, party 0 then waits for a fourth pass that never comes;
 //   party_too_big: 128-thread parties where the barrier counts 64;
-//   pass_unheld: party 1 passes without waiting.
+//   pass_unheld: party 1 passes without waiting;
+//   no_init: nobody calls init().
 template <std::uint32_t ThreadsPerParty>
 __global__ void misuse_turns(int which) {
   using Turns = linpipe::MbarOrderedTurns<2, ThreadsPerParty>;
   __shared__ typename Turns::Barriers barriers;
-  if (threadIdx.x == 0) Turns::init(barriers);
+  if (threadIdx.x == 0 && which != 3) Turns::init(barriers);
   __syncthreads();
   const auto me = TwoGroups::this_thread();
   if (me.is_producer()) return;
@@ -168,7 +169,10 @@ __global__ void misuse_turns(int which) {
 }
 
 int run_misuse_child(const std::string& which) {
-  const int index = which == "stops_early" ? 0 : which == "party_too_big" ? 1 : 2;
+  const int index = which == "stops_early"     ? 0
+                    : which == "party_too_big" ? 1
+                    : which == "pass_unheld"   ? 2
+                                               : 3;
   const linpipe::LaunchResult launched =
       index == 1 ? linpipe::launch(misuse_turns<64>, {.threads = TwoGroups::threads, .items = 1}, index)
                  : linpipe::launch(misuse_turns<128>, {.threads = TwoGroups::threads, .items = 1}, index);
@@ -218,6 +222,13 @@ TEST(OrderedTurns, MbarPassWithoutWaitTraps) {
   EXPECT_NE(output.find("linpipe: pass() without a wait() for this turn: ordered turns 'misused'"),
             std::string::npos);
   EXPECT_NE(output.find("party 1 turn 0"), std::string::npos);
+}
+
+TEST(OrderedTurns, MbarTurnsWithoutInitTraps) {
+  LINPIPE_TURNS_CHILD_OR_SKIP();
+  const std::string output = misuse_output("no_init");
+  EXPECT_NE(output.find("linpipe: turn barriers used before init(): ordered turns 'misused'"),
+            std::string::npos);
 }
 
 }  // namespace
