@@ -157,36 +157,39 @@ class DynamicWorkSchedule {
   // The end of every walk: iteration stops at the first position past the last item.
   struct End {};
 
+  // Either walk's iterator: the walk's current item; ++ takes the next (Items::next()).
+  template <class Items>
+  class Iterator {
+   public:
+    LINPIPE_HOST_DEVICE WorkItem operator*() const {
+      return items_->schedule_.item(items_->position_);
+    }
+    LINPIPE_HOST_DEVICE Iterator& operator++() {
+      items_->next();
+      return *this;
+    }
+    LINPIPE_HOST_DEVICE bool operator!=(End) const {
+      return items_->position_ < items_->schedule_.count();
+    }
+
+   private:
+    friend Items;
+    LINPIPE_HOST_DEVICE explicit Iterator(Items* items) : items_(items) {}
+    Items* items_;
+  };
+
   class LeaderItems {
    public:
-    class Iterator {
-     public:
-      LINPIPE_HOST_DEVICE WorkItem operator*() const {
-        return items_->schedule_.item(items_->position_);
-      }
-      LINPIPE_HOST_DEVICE Iterator& operator++() {
-        items_->claim();
-        return *this;
-      }
-      LINPIPE_HOST_DEVICE bool operator!=(End) const {
-        return items_->position_ < items_->schedule_.count();
-      }
-
-     private:
-      friend LeaderItems;
-      LINPIPE_HOST_DEVICE explicit Iterator(LeaderItems* items) : items_(items) {}
-      LeaderItems* items_;
-    };
-
     // Claims the first position. A walk is begun once.
-    LINPIPE_HOST_DEVICE Iterator begin() {
-      claim();
-      return Iterator(this);
+    LINPIPE_HOST_DEVICE Iterator<LeaderItems> begin() {
+      next();
+      return Iterator<LeaderItems>(this);
     }
     LINPIPE_HOST_DEVICE End end() const { return {}; }
 
    private:
     friend DynamicWorkSchedule;
+    friend Iterator<LeaderItems>;
     LINPIPE_HOST_DEVICE LeaderItems(const DynamicWorkSchedule& schedule, Shared& shared,
                                     std::uint32_t ctas)
         : schedule_(schedule),
@@ -197,7 +200,7 @@ class DynamicWorkSchedule {
     // Claims a position and publishes it. The position past the end is published too (it ends
     // the followers' walks); then this CTA counts itself finished, and the last CTA to finish
     // sets the counter back to zero for the next launch (every claim has been made by then).
-    LINPIPE_HOST_DEVICE void claim() {
+    LINPIPE_HOST_DEVICE void next() {
       WorkCounter& counter = *schedule_.counter_;
       position_ = detail::fetch_add(counter.next, 1);
       auto slot = ring_.acquire_producer();
@@ -223,37 +226,20 @@ class DynamicWorkSchedule {
 
   class FollowerItems {
    public:
-    class Iterator {
-     public:
-      LINPIPE_HOST_DEVICE WorkItem operator*() const {
-        return items_->schedule_.item(items_->position_);
-      }
-      LINPIPE_HOST_DEVICE Iterator& operator++() {
-        items_->read();
-        return *this;
-      }
-      LINPIPE_HOST_DEVICE bool operator!=(End) const {
-        return items_->position_ < items_->schedule_.count();
-      }
-
-     private:
-      friend FollowerItems;
-      LINPIPE_HOST_DEVICE explicit Iterator(FollowerItems* items) : items_(items) {}
-      FollowerItems* items_;
-    };
-
-    LINPIPE_HOST_DEVICE Iterator begin() {
-      read();
-      return Iterator(this);
+    LINPIPE_HOST_DEVICE Iterator<FollowerItems> begin() {
+      next();
+      return Iterator<FollowerItems>(this);
     }
     LINPIPE_HOST_DEVICE End end() const { return {}; }
 
    private:
     friend DynamicWorkSchedule;
+    friend Iterator<FollowerItems>;
     LINPIPE_HOST_DEVICE FollowerItems(const DynamicWorkSchedule& schedule, Shared& shared)
         : schedule_(schedule), shared_(shared), ring_(shared.barriers, "dynamic schedule") {}
 
-    LINPIPE_HOST_DEVICE void read() {
+    // Reads the leader's next position.
+    LINPIPE_HOST_DEVICE void next() {
       auto slot = ring_.acquire_consumer();
       position_ = shared_.positions[slot.index()];
       slot.release();

@@ -91,14 +91,12 @@ class MbarOrderedTurns {
       if (barriers_->words[Parties] != init_token(*barriers_)) {
         report(ReportKind::turns_uninitialised);
       }
-      const detail::Deadline<true> deadline(detail::debug_wait_budget());
-      while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
-        if (deadline.passed()) report(ReportKind::turn_hung);
+      if (!detail::wait_parity<true>(bar, parity, detail::debug_wait_budget())) {
+        report(ReportKind::turn_hung);
       }
       holding_ = true;
     } else {
-      while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
-      }
+      (void)detail::wait_parity<false>(bar, parity, 0);
     }
   }
 
@@ -117,9 +115,6 @@ class MbarOrderedTurns {
     (void)ptx::mbarrier_arrive(&barriers_->words[next]);
     ++turn_;
   }
-
-  // Turns this thread has passed so far.
-  LINPIPE_DEVICE std::uint32_t turns_taken() const { return turn_; }
 
  private:
   LINPIPE_DEVICE static std::uint64_t init_token(const Barriers& barriers) {

@@ -37,6 +37,21 @@ LINPIPE_DEVICE inline std::uint64_t barrier_init_token(std::uint32_t shared_addr
   return launch ^ cta * 0xC2B2AE3D27D4EB4Full ^ shared_address;
 }
 
+// The one mbarrier wait loop: until the phase of parity `lap & 1` completes. try_wait suspends
+// in hardware between polls; a bounded wait also checks its deadline (budget ticks) and returns
+// false when it passes, an unbounded one compiles without it.
+template <bool Bounded>
+LINPIPE_DEVICE bool wait_parity(std::uint64_t* bar, std::uint32_t lap, std::uint64_t budget,
+                                std::uint32_t hint_ns = 0) {
+  const Deadline<Bounded> deadline(budget);
+  for (;;) {
+    const bool done = hint_ns == 0 ? ptx::mbarrier_try_wait_parity(bar, lap & 1u)
+                                   : ptx::mbarrier_try_wait_parity(bar, lap & 1u, hint_ns);
+    if (done) return true;
+    if (deadline.passed()) return false;
+  }
+}
+
 }  // namespace linpipe::detail
 
 export namespace linpipe {
@@ -169,21 +184,21 @@ class NvidiaMbarBackend {
   // Block until the producer has filled `stage` on `lap` (waits on parity lap & 1).
   LINPIPE_DEVICE void wait_full(std::uint32_t stage, std::uint32_t lap,
                                 std::uint32_t suspend_time_hint_ns = default_suspend_time_hint_ns) {
-    (void)wait<false>(full(stage), lap, 0, suspend_time_hint_ns);
+    (void)detail::wait_parity<false>(full(stage), lap, 0, suspend_time_hint_ns);
   }
   // Block until the consumers have released `stage` on `lap` (waits on parity lap & 1).
   LINPIPE_DEVICE void wait_empty(std::uint32_t stage, std::uint32_t lap,
                                  std::uint32_t suspend_time_hint_ns = default_suspend_time_hint_ns) {
-    (void)wait<false>(empty(stage), lap, 0, suspend_time_hint_ns);
+    (void)detail::wait_parity<false>(empty(stage), lap, 0, suspend_time_hint_ns);
   }
   // The same waits bounded by budget_cycles SM clock cycles: false if it ran out first.
   LINPIPE_DEVICE bool wait_full_for(std::uint32_t stage, std::uint32_t lap, std::uint64_t budget_cycles,
                                     std::uint32_t suspend_time_hint_ns = default_suspend_time_hint_ns) {
-    return wait<true>(full(stage), lap, budget_cycles, suspend_time_hint_ns);
+    return detail::wait_parity<true>(full(stage), lap, budget_cycles, suspend_time_hint_ns);
   }
   LINPIPE_DEVICE bool wait_empty_for(std::uint32_t stage, std::uint32_t lap, std::uint64_t budget_cycles,
                                      std::uint32_t suspend_time_hint_ns = default_suspend_time_hint_ns) {
-    return wait<true>(empty(stage), lap, budget_cycles, suspend_time_hint_ns);
+    return detail::wait_parity<true>(empty(stage), lap, budget_cycles, suspend_time_hint_ns);
   }
   LINPIPE_DEVICE bool try_full(std::uint32_t stage, std::uint32_t lap) {
     return ptx::mbarrier_test_wait_parity(full(stage), lap & 1u);
@@ -207,20 +222,6 @@ class NvidiaMbarBackend {
   }
   LINPIPE_DEVICE std::uint64_t init_token() const {
     return detail::barrier_init_token(ptx::shared_address(full(0)));
-  }
-
-  // The one wait loop: try_wait suspends in hardware between polls; a bounded wait also
-  // checks its deadline, an unbounded one compiles without it.
-  template <bool Bounded>
-  LINPIPE_DEVICE static bool wait(std::uint64_t* bar, std::uint32_t lap, std::uint64_t budget,
-                                  std::uint32_t hint_ns) {
-    const detail::Deadline<Bounded> deadline(budget);
-    for (;;) {
-      const bool done = hint_ns == 0 ? ptx::mbarrier_try_wait_parity(bar, lap & 1u)
-                                     : ptx::mbarrier_try_wait_parity(bar, lap & 1u, hint_ns);
-      if (done) return true;
-      if (deadline.passed()) return false;
-    }
   }
 
   SharedBarrier* bars_;
