@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 import linpipe;
@@ -24,7 +25,7 @@ namespace {
 
 using bf16 = std::uint16_t;  // the bits of a bfloat16
 
-template <int N, int Warps, int RowsPerWarp, int Stages>
+template <int N, int Warps, int RowsPerWarp, int Stages, bool WeightInShared = true>
 struct RmsNorm {
   static_assert(N % 256 == 0, "a row is whole 16-byte vectors for every lane of a warp");
   static constexpr int n = N;
@@ -38,17 +39,23 @@ struct RmsNorm {
   struct Tile {
     alignas(128) bf16 rows[rows_per_tile][N];
   };
-  // The ring and w: every row reads all of w, so it is copied once per CTA (a one-stage shape
-  // reading it through L1 for each row measured 1-23% slower at n = 1024-4096, and was
-  // dropped: docs/benchmarks.md).
-  struct Shared {
+  // The ring and w: every row reads all of w, so it is copied once per CTA, or (where that
+  // copy would cost a CTA a quarter of its tile's traffic and a CTA an SM: n = 8192 on one
+  // stage) read through L1, which the SM's CTAs share.
+  static constexpr bool weight_in_shared = WeightInShared;
+  struct SharedWithWeight {
     PipelineStorage<Pipeline, Tile> ring;
     alignas(16) bf16 weight[N];
   };
+  struct SharedRing {
+    PipelineStorage<Pipeline, Tile> ring;
+  };
+  using Shared = std::conditional_t<WeightInShared, SharedWithWeight, SharedRing>;
   using Plan = SharedPlan<Shared>;
   static constexpr int ctas_per_sm = 1;  // no register cap: these use 40-64 registers
-  // Bulk stores keep one tile's stores in flight while the next is computed.
-  static constexpr int store_lag = 1;
+  // Bulk stores keep one tile's stores in flight while the next is computed (a one-stage ring
+  // has no stage to spare for that).
+  static constexpr int store_lag = Stages > 1 ? 1 : 0;
   using Schedule = WorkSchedule<>;
 
   static Schedule schedule(std::uint64_t rows) {
@@ -123,7 +130,7 @@ __device__ std::uint32_t scaled_pair(std::uint32_t x, std::uint32_t w, float sca
 // held in registers would take 128 of them at n = 8192): the mean square, reduced in fp32
 // across the warp, then each element scaled by rsqrt and its weight into `out` (the slot
 // itself, or the row in global memory).
-template <int N>
+template <int N, bool WeightInShared>
 __device__ void normalise_row(const bf16* row, const bf16* weight, bf16* out, float eps,
                               std::uint32_t lane) {
   constexpr int per_lane = N / 256;  // 16-byte vectors per lane
@@ -137,7 +144,7 @@ __device__ void normalise_row(const bf16* row, const bf16* weight, bf16* out, fl
 #pragma unroll 4
   for (int k = 0; k < per_lane; ++k) {
     const uint4 x = vectors[lane + 32 * k];
-    const uint4 w = weights[lane + 32 * k];
+    const uint4 w = WeightInShared ? weights[lane + 32 * k] : __ldg(weights + lane + 32 * k);
     outputs[lane + 32 * k] = make_uint4(scaled_pair(x.x, w.x, scale), scaled_pair(x.y, w.y, scale),
                                         scaled_pair(x.z, w.z, scale), scaled_pair(x.w, w.w, scale));
   }
@@ -195,7 +202,7 @@ __device__ void normalise_tiles_bulk(typename K::Pipeline& pipe, typename K::Sha
     auto& rows = shared.ring[stage].rows;
     const std::uint32_t count = rows_owned<K::rows_per_warp>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
-      normalise_row<K::n>(rows[first + r], weight, rows[first + r], eps, me.lane());
+      normalise_row<K::n, K::weight_in_shared>(rows[first + r], weight, rows[first + r], eps, me.lane());
     }
     epilogue.store(std::move(stage), [&] {
       if (count > 0) {
@@ -221,7 +228,7 @@ __device__ void normalise_tiles_threads(typename K::Pipeline& pipe, typename K::
     const auto& rows = shared.ring[stage].rows;
     const std::uint32_t count = rows_owned<K::rows_per_warp>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
-      normalise_row<K::n>(rows[first + r], weight, y + (tile.origin.y + first + r) * K::n,
+      normalise_row<K::n, K::weight_in_shared>(rows[first + r], weight, y + (tile.origin.y + first + r) * K::n,
                           eps, me.lane());
     }
     __syncwarp();  // every lane has read the slot before lane 0 frees it
@@ -330,12 +337,7 @@ __global__ void __launch_bounds__(K::Roles::threads, K::ctas_per_sm) rmsnorm_ker
     typename K::Pipeline(shared.ring.barriers)
         .init_mbars(Arrivals<typename K::Roles, typename K::Release>{});
   }
-  if constexpr (!HeldShape<K>) {
-    for (std::uint32_t v = threadIdx.x; v < K::n / 8; v += K::Roles::threads) {
-      reinterpret_cast<uint4*>(shared.weight)[v] = reinterpret_cast<const uint4*>(w)[v];
-    }
-  }
-  __syncthreads();
+  __syncthreads();  // the barriers are initialised
 
   typename K::Pipeline pipe(shared.ring.barriers, "rmsnorm");
   if (me.is_producer()) {
@@ -345,7 +347,16 @@ __global__ void __launch_bounds__(K::Roles::threads, K::ctas_per_sm) rmsnorm_ker
   } else if constexpr (HeldShape<K>) {
     normalise_tiles_held<K>(pipe, shared, w, y, schedule, eps, me);
   } else {
-    const bf16* weight = shared.weight;
+    // The consumers copy w while the producer's first copies are already in flight (a
+    // one-shot CTA lives for one tile, so its first load is its critical path).
+    const bf16* weight = w;
+    if constexpr (K::weight_in_shared) {
+      for (std::uint32_t v = me.thread_in_role(); v < K::n / 8; v += K::Roles::consumer_threads) {
+        reinterpret_cast<uint4*>(shared.weight)[v] = reinterpret_cast<const uint4*>(w)[v];
+      }
+      me.sync_consumers();
+      weight = shared.weight;
+    }
     if constexpr (Store == RmsNormStore::bulk) {
       normalise_tiles_bulk<K, K::store_lag>(pipe, shared, weight, y, schedule, eps, me);
     } else {
@@ -390,6 +401,15 @@ cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t r
     case RmsNormShape::shallow:
       return launch_rmsnorm<RmsNorm<N, 4, rows_per_warp, 2>, Store>(x, w, y, rows, eps, config,
                                                                     stream, why);
+    case RmsNormShape::single:
+      return launch_rmsnorm<RmsNorm<N, 4, rows_per_warp, 1>, Store>(x, w, y, rows, eps, config,
+                                                                    stream, why);
+    case RmsNormShape::single_l1:
+      return launch_rmsnorm<RmsNorm<N, 4, rows_per_warp, 1, false>, Store>(x, w, y, rows, eps,
+                                                                           config, stream, why);
+    case RmsNormShape::single_narrow:
+      return launch_rmsnorm<RmsNorm<N, 2, rows_per_warp, 1, (N < 8192)>, Store>(
+          x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::held:
     case RmsNormShape::held_deep:
       if constexpr (Store == RmsNormStore::threads) {

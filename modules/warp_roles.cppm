@@ -108,6 +108,22 @@ class WarpRoles {
     }
   }
 
+  // Waits for every consumer thread of the block (named barrier `Barrier`, counting
+  // consumer_threads), ordering their shared-memory accesses as __syncthreads() would, but
+  // without the producers: the step after the consumers fill a per-block buffer together (a
+  // weight vector) while the producer is already issuing its first copies.
+  template <std::uint32_t Barrier = 1>
+  LINPIPE_DEVICE void sync_consumers() const {
+    static_assert(consumer_warps == 1 || (Barrier >= 1 && Barrier <= ptx::max_named_barrier),
+                  "linpipe::WarpRoles::sync_consumers<Barrier>: the named barrier must lie in "
+                  "1..15 (0 is __syncthreads')");
+    if constexpr (consumer_warps == 1) {
+      __nvvm_bar_warp_sync(0xffffffffu);
+    } else {
+      ptx::barrier_sync(Barrier, consumer_threads);
+    }
+  }
+
   // Moves registers from the producer warpgroups to the consumer ones (setmaxnreg): producers
   // drop to ProducerRegisters per thread, consumers rise to ConsumerRegisters. Every thread of
   // the block calls it once, before the role's work. Needs warpgroup-aligned roles, and the

@@ -1,5 +1,6 @@
 // The kernel parts on the GPU: a kernel built only from WarpRoles, a WorkSchedule, a
-// SharedPlan, a StoreEpilogue and launch() transforms rows through a ring (ragged last tile,
+// SharedPlan, a StoreEpilogue and launch() transforms rows through a ring (a per-block extra
+// filled by the consumers alone, behind WarpRoles::sync_consumers(); ragged last tile,
 // one-shot and persistent grids, epilogue lags 0 and 1); launch() refuses what cannot run with
 // a sentence; and a debug-build trap (an extra arrival) comes back from synchronize() with its
 // report, and is printed at exit when nobody asks. Ordered turns: ordered_turns_test.cu.
@@ -46,7 +47,6 @@ __global__ void __launch_bounds__(Roles::threads) transform_rows(const std::uint
   extern __shared__ __align__(16) std::byte smem[];
   Shared& shared = Plan::place(smem);
   const auto me = Roles::this_thread();
-  for (std::uint32_t w = threadIdx.x; w < row_words; w += Roles::threads) shared.offset[w] = offset[w];
   if (threadIdx.x == 0) Pipeline(shared.rows.barriers).init_mbars(linpipe::Arrivals<Roles, Release>{});
   __syncthreads();
 
@@ -64,6 +64,12 @@ __global__ void __launch_bounds__(Roles::threads) transform_rows(const std::uint
     pipe.drain();
     return;
   }
+  // The consumers fill the per-block extra while the producer is already copying: their own
+  // barrier orders the fill before every consumer's reads, without the producer warp.
+  for (std::uint32_t w = me.thread_in_role(); w < row_words; w += Roles::consumer_threads) {
+    shared.offset[w] = offset[w];
+  }
+  me.sync_consumers();
   linpipe::StoreEpilogue<Pipeline::ConsumerStageType, Lag, Release> epilogue(Release{me.lane()});
   for (const linpipe::WorkItem item : schedule.items()) {
     auto stage = pipe.acquire_consumer();

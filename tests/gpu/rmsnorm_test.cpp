@@ -96,7 +96,9 @@ TEST_P(RmsNorm, LinpipeEveryConfiguration) {
   LINPIPE_REQUIRE_GPU();
   const Case c = GetParam();
   for (const RmsNormShape shape : {RmsNormShape::wide, RmsNormShape::narrow, RmsNormShape::shallow,
-                                   RmsNormShape::held, RmsNormShape::held_deep}) {
+                                   RmsNormShape::held, RmsNormShape::held_deep,
+                                   RmsNormShape::single, RmsNormShape::single_l1,
+                                   RmsNormShape::single_narrow}) {
     const bool held = shape == RmsNormShape::held || shape == RmsNormShape::held_deep;
     for (const RmsNormStore store : {RmsNormStore::bulk, RmsNormStore::threads}) {
       if (held && store == RmsNormStore::bulk) continue;  // refused: see RmsNormArguments
