@@ -1,6 +1,8 @@
 // linpipe:launch — one host call that launches a warp-specialised kernel: the dynamic
 // shared-memory opt-in, the cluster shape, the grid (one CTA per work item, or a persistent
-// grid sized by the occupancy calculator), the launch itself, and the debug report sink.
+// grid sized by the occupancy calculator: CTAs per SM, or clusters that fit at once), the
+// launch itself, and the debug report sink. What it asks the runtime is asked once per kernel,
+// device and shape, so a repeated launch costs only the launch.
 //
 //   const linpipe::LaunchResult launched = linpipe::launch(
 //       rmsnorm_kernel, {.threads = Roles::threads, .shared_bytes = Plan::launch_bytes(),
@@ -23,6 +25,7 @@ module;
 #include <string>
 #include <tuple>
 #include <unordered_set>
+#include <vector>
 #if defined(__CUDA__)
 // After the standard headers: linpipe_cuda_attributes.h says why.
 #include <cuda_runtime_api.h>
@@ -115,13 +118,119 @@ class LaunchReports {
   }
 }
 
+// What launch() asks the runtime about a kernel, asked once per kernel, device and shape: the
+// SM count, the shared-memory opt-in (a per-kernel, per-device setting, raised to the largest
+// size launched so far) and, for persistent grids, how many CTAs (or clusters) fit at once.
+// Later launches only read it, so a launch costs the launch itself (a GEMM of a few
+// microseconds must not wait on occupancy queries).
+class LaunchFits {
+ public:
+  static inline LaunchFits& get() {
+    static LaunchFits instance;
+    return instance;
+  }
+
+  // The CTAs a persistent grid of `how` may keep resident on `device`: SMs x CTAs per SM, or
+  // whole clusters x cluster size (cluster placement, not the SM count, bounds a cluster grid).
+  inline cudaError_t resident_ctas(const void* kernel, int device, int sms,
+                                   const LaunchOptions& how, std::uint64_t& ctas) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (const Fit& fit : fits_) {
+      if (fit.kernel == kernel && fit.device == device && fit.threads == how.threads &&
+          fit.bytes == how.shared_bytes && fit.cluster == how.cluster) {
+        ctas = fit.ctas;
+        return cudaSuccess;
+      }
+    }
+    int found = 0;
+    cudaError_t status;
+    if (how.cluster <= 1) {
+      status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &found, kernel, static_cast<int>(how.threads), how.shared_bytes);
+      ctas = static_cast<std::uint64_t>(found) * static_cast<std::uint64_t>(sms);
+    } else {
+      cudaLaunchConfig_t probe{};
+      cudaLaunchAttribute cluster{};
+      cluster.id = cudaLaunchAttributeClusterDimension;
+      cluster.val.clusterDim = {how.cluster, 1, 1};
+      probe.gridDim = dim3(static_cast<unsigned>(sms) / how.cluster * how.cluster, 1, 1);
+      probe.blockDim = dim3(how.threads, 1, 1);
+      probe.dynamicSmemBytes = how.shared_bytes;
+      probe.attrs = &cluster;
+      probe.numAttrs = 1;
+      status = cudaOccupancyMaxActiveClusters(&found, kernel, &probe);
+      ctas = static_cast<std::uint64_t>(found) * how.cluster;
+    }
+    if (status != cudaSuccess || found == 0) return status == cudaSuccess ? cudaErrorInvalidConfiguration : status;
+    fits_.push_back({kernel, device, how.threads, how.shared_bytes, how.cluster, ctas});
+    return cudaSuccess;
+  }
+
+  // Opts `kernel` into `bytes` of dynamic shared memory on `device`, unless it already is.
+  inline cudaError_t opt_in(const void* kernel, int device, std::size_t bytes) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (OptIn& seen : opt_ins_) {
+      if (seen.kernel != kernel || seen.device != device) continue;
+      if (seen.bytes >= bytes) return cudaSuccess;
+      const cudaError_t status = set(kernel, bytes);
+      if (status == cudaSuccess) seen.bytes = bytes;
+      return status;
+    }
+    const cudaError_t status = set(kernel, bytes);
+    if (status == cudaSuccess) opt_ins_.push_back({kernel, device, bytes});
+    return status;
+  }
+
+  // The SM count and per-block shared-memory limit of `device`.
+  inline cudaError_t device_limits(int device, int& sms, int& optin) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (const Device& known : devices_) {
+      if (known.device == device) {
+        sms = known.sms;
+        optin = known.optin;
+        return cudaSuccess;
+      }
+    }
+    cudaError_t status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (status == cudaSuccess)
+      status = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (status == cudaSuccess) devices_.push_back({device, sms, optin});
+    return status;
+  }
+
+ private:
+  static inline cudaError_t set(const void* kernel, std::size_t bytes) {
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(bytes));
+  }
+  struct Fit {
+    const void* kernel;
+    int device;
+    unsigned threads;
+    std::size_t bytes;
+    unsigned cluster;
+    std::uint64_t ctas;
+  };
+  struct OptIn {
+    const void* kernel;
+    int device;
+    std::size_t bytes;
+  };
+  struct Device {
+    int device, sms, optin;
+  };
+  std::mutex mutex_;
+  std::vector<Fit> fits_;
+  std::vector<OptIn> opt_ins_;
+  std::vector<Device> devices_;
+};
+
 inline LaunchResult grid_for(const void* kernel, const LaunchOptions& how) {
   LaunchResult result;
+  LaunchFits& fits = LaunchFits::get();
   int device = 0, sms = 0, optin = 0;
   cudaError_t status = cudaGetDevice(&device);
-  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (status == cudaSuccess)
-    status = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (status == cudaSuccess) status = fits.device_limits(device, sms, optin);
   if (status != cudaSuccess) {
     say(result, status, "linpipe::launch: no usable CUDA device");
     return result;
@@ -133,37 +242,33 @@ inline LaunchResult grid_for(const void* kernel, const LaunchOptions& how) {
         how.shared_bytes, optin);
     return result;
   }
-  status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                static_cast<int>(how.shared_bytes));
+  status = fits.opt_in(kernel, device, how.shared_bytes);
   if (status != cudaSuccess) {
     say(result, status, "linpipe::launch: could not opt the kernel into %zu bytes of shared memory",
         how.shared_bytes);
     return result;
   }
-  std::uint64_t ctas = how.items;
+  const unsigned cluster = how.cluster > 1 ? how.cluster : 1;
+  // A grid is whole clusters: a one-shot grid rounds up (the kernel sees the spare CTAs walk no
+  // items), a persistent one never exceeds what fits at once.
+  std::uint64_t ctas = (how.items + cluster - 1) / cluster * cluster;
   if (how.grid == GridKind::persistent) {
-    int resident = 0;
-    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel,
-                                                           static_cast<int>(how.threads),
-                                                           how.shared_bytes);
-    if (status != cudaSuccess || resident == 0) {
-      say(result, status == cudaSuccess ? cudaErrorInvalidConfiguration : status,
-          "linpipe::launch: no CTA of %u threads with %zu bytes of shared memory fits on an SM "
-          "(registers or shared memory): use fewer threads, stages or registers",
-          how.threads, how.shared_bytes);
+    std::uint64_t resident = 0;
+    status = fits.resident_ctas(kernel, device, sms, how, resident);
+    if (status != cudaSuccess) {
+      say(result, status,
+          "linpipe::launch: no %s of %u threads with %zu bytes of shared memory fits on the "
+          "device (registers, shared memory or cluster placement): use fewer threads, stages "
+          "or registers%s",
+          cluster > 1 ? "cluster of CTAs" : "CTA", how.threads, how.shared_bytes,
+          cluster > 1 ? ", or a smaller cluster" : "");
       return result;
     }
-    if (how.ctas_per_sm != 0 && how.ctas_per_sm < static_cast<unsigned>(resident))
-      resident = static_cast<int>(how.ctas_per_sm);
-    const std::uint64_t fit = static_cast<std::uint64_t>(sms) * static_cast<std::uint64_t>(resident);
-    if (fit < ctas) ctas = fit;
-  }
-  // A grid is whole clusters: a one-shot grid rounds up (the kernel sees the spare CTAs walk no
-  // items), a persistent one rounds down to what fits.
-  if (how.cluster > 1) {
-    ctas = how.grid == GridKind::persistent && ctas >= how.cluster
-               ? ctas / how.cluster * how.cluster
-               : (ctas + how.cluster - 1) / how.cluster * how.cluster;
+    if (how.ctas_per_sm != 0) {
+      const std::uint64_t cap = static_cast<std::uint64_t>(sms) * how.ctas_per_sm / cluster * cluster;
+      if (cap < resident) resident = cap;
+    }
+    if (resident < ctas) ctas = resident;
   }
   if (ctas == 0 || ctas > 0x7fffffffull) {
     say(result, cudaErrorInvalidConfiguration,

@@ -158,6 +158,72 @@ TEST(KernelParts, LaunchRefusesWhatCannotRunWithASentence) {
       << nothing.why;
 }
 
+// Each CTA writes 1 + its rank in its cluster, after touching the last byte of its dynamic
+// shared memory (so a launch that did not opt into that much fails).
+__global__ void mark_ctas(std::uint32_t* out, unsigned shared_bytes) {
+  extern __shared__ __align__(16) std::byte smem[];
+  if (threadIdx.x == 0) {
+    smem[shared_bytes - 1] = std::byte{1};
+    out[blockIdx.x] = 1 + linpipe::ptx::cluster_ctarank();
+  }
+}
+
+// A persistent grid of clusters holds the clusters that fit at once (cluster placement, not
+// SMs x CTAs per SM), whole clusters, each CTA knowing its rank.
+TEST(KernelParts, PersistentClusterGridIsWhatFitsAtOnce) {
+  LINPIPE_REQUIRE_GPU();
+  constexpr unsigned cluster = 2, threads = 128, bytes = 150 * 1024;  // one CTA an SM
+  std::uint32_t* out = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&out, 4096 * 4));
+  LINPIPE_CUDA_OK(cudaMemset(out, 0, 4096 * 4));
+  const linpipe::LaunchResult launched = linpipe::launch(
+      mark_ctas, {.threads = threads, .shared_bytes = bytes, .items = 1u << 20,
+                  .grid = linpipe::GridKind::persistent, .cluster = cluster},
+      out, bytes);
+  ASSERT_TRUE(launched) << launched.why;
+  const linpipe::LaunchResult done = linpipe::synchronize();
+  ASSERT_TRUE(done) << done.why;
+
+  cudaLaunchConfig_t probe{};
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim = {cluster, 1, 1};
+  int sms = 0, clusters = 0;
+  LINPIPE_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  probe.gridDim = dim3(sms / cluster * cluster);
+  probe.blockDim = dim3(threads);
+  probe.dynamicSmemBytes = bytes;
+  probe.attrs = &attribute;
+  probe.numAttrs = 1;
+  LINPIPE_CUDA_OK(cudaOccupancyMaxActiveClusters(&clusters, mark_ctas, &probe));
+  EXPECT_EQ(launched.grid, static_cast<unsigned>(clusters) * cluster);
+  EXPECT_LE(launched.grid, static_cast<unsigned>(sms));
+
+  std::vector<std::uint32_t> back(4096);
+  LINPIPE_CUDA_OK(cudaMemcpy(back.data(), out, back.size() * 4, cudaMemcpyDeviceToHost));
+  LINPIPE_CUDA_OK(cudaFree(out));
+  for (unsigned cta = 0; cta < 4096; ++cta) {
+    const std::uint32_t expected = cta < launched.grid ? 1 + cta % cluster : 0;
+    ASSERT_EQ(back[cta], expected) << "CTA " << cta;
+  }
+}
+
+// The shared-memory opt-in is remembered per kernel, and raised, never lowered, by later
+// launches: a smaller launch between two larger ones leaves the larger one launchable.
+TEST(KernelParts, SharedMemoryOptInFollowsTheLargestLaunch) {
+  LINPIPE_REQUIRE_GPU();
+  std::uint32_t* out = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&out, 4));
+  for (const unsigned bytes : {100u * 1024, 50u * 1024, 100u * 1024, 200u * 1024, 1024u}) {
+    const linpipe::LaunchResult launched =
+        linpipe::launch(mark_ctas, {.threads = 32, .shared_bytes = bytes, .items = 1}, out, bytes);
+    ASSERT_TRUE(launched) << bytes << " bytes: " << launched.why;
+    const linpipe::LaunchResult done = linpipe::synchronize();
+    ASSERT_TRUE(done) << bytes << " bytes: " << done.why;
+  }
+  LINPIPE_CUDA_OK(cudaFree(out));
+}
+
 // Every lane of a consumer warp releases where init_mbars counted one arrival per warp.
 __global__ void every_lane_releases(std::uint32_t* out) {
   using Small = linpipe::ProducerConsumerPipeline<2>;
