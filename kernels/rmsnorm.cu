@@ -15,7 +15,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 #include <utility>
 
 import linpipe;
@@ -25,7 +24,7 @@ namespace {
 
 using bf16 = std::uint16_t;  // the bits of a bfloat16
 
-template <int N, int Warps, int RowsPerWarp, int Stages, bool WeightInShared = true>
+template <int N, int Warps, int RowsPerWarp, int Stages>
 struct RmsNorm {
   static_assert(N % 256 == 0, "a row is whole 16-byte vectors for every lane of a warp");
   static constexpr int n = N;
@@ -39,18 +38,13 @@ struct RmsNorm {
   struct Tile {
     alignas(128) bf16 rows[rows_per_tile][N];
   };
-  // The ring and w: every row reads all of w, so it is copied once per CTA, or (where that
-  // copy would cost a CTA a quarter of its tile's traffic and a CTA an SM: n = 8192 on one
-  // stage) read through L1, which the SM's CTAs share.
-  static constexpr bool weight_in_shared = WeightInShared;
-  struct SharedWithWeight {
+  // The ring and w: every row reads all of w, so it is copied once per CTA (read through L1
+  // for each row instead, it measured 1-23% slower on the H200 and up to 30% on the H100:
+  // docs/benchmarks.md).
+  struct Shared {
     PipelineStorage<Pipeline, Tile> ring;
     alignas(16) bf16 weight[N];
   };
-  struct SharedRing {
-    PipelineStorage<Pipeline, Tile> ring;
-  };
-  using Shared = std::conditional_t<WeightInShared, SharedWithWeight, SharedRing>;
   using Plan = SharedPlan<Shared>;
   static constexpr int ctas_per_sm = 1;  // no register cap: these use 40-64 registers
   // Bulk stores keep one tile's stores in flight while the next is computed (a one-stage ring
@@ -130,7 +124,7 @@ __device__ std::uint32_t scaled_pair(std::uint32_t x, std::uint32_t w, float sca
 // held in registers would take 128 of them at n = 8192): the mean square, reduced in fp32
 // across the warp, then each element scaled by rsqrt and its weight into `out` (the slot
 // itself, or the row in global memory).
-template <int N, bool WeightInShared>
+template <int N>
 __device__ void normalise_row(const bf16* row, const bf16* weight, bf16* out, float eps,
                               std::uint32_t lane) {
   constexpr int per_lane = N / 256;  // 16-byte vectors per lane
@@ -144,7 +138,7 @@ __device__ void normalise_row(const bf16* row, const bf16* weight, bf16* out, fl
 #pragma unroll 4
   for (int k = 0; k < per_lane; ++k) {
     const uint4 x = vectors[lane + 32 * k];
-    const uint4 w = WeightInShared ? weights[lane + 32 * k] : __ldg(weights + lane + 32 * k);
+    const uint4 w = weights[lane + 32 * k];
     outputs[lane + 32 * k] = make_uint4(scaled_pair(x.x, w.x, scale), scaled_pair(x.y, w.y, scale),
                                         scaled_pair(x.z, w.z, scale), scaled_pair(x.w, w.w, scale));
   }
@@ -202,7 +196,7 @@ __device__ void normalise_tiles_bulk(typename K::Pipeline& pipe, typename K::Sha
     auto& rows = shared.ring[stage].rows;
     const std::uint32_t count = rows_owned<K::rows_per_warp>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
-      normalise_row<K::n, K::weight_in_shared>(rows[first + r], weight, rows[first + r], eps, me.lane());
+      normalise_row<K::n>(rows[first + r], weight, rows[first + r], eps, me.lane());
     }
     epilogue.store(std::move(stage), [&] {
       if (count > 0) {
@@ -228,7 +222,7 @@ __device__ void normalise_tiles_threads(typename K::Pipeline& pipe, typename K::
     const auto& rows = shared.ring[stage].rows;
     const std::uint32_t count = rows_owned<K::rows_per_warp>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
-      normalise_row<K::n, K::weight_in_shared>(rows[first + r], weight, y + (tile.origin.y + first + r) * K::n,
+      normalise_row<K::n>(rows[first + r], weight, y + (tile.origin.y + first + r) * K::n,
                           eps, me.lane());
     }
     __syncwarp();  // every lane has read the slot before lane 0 frees it
@@ -349,14 +343,11 @@ __global__ void __launch_bounds__(K::Roles::threads, K::ctas_per_sm) rmsnorm_ker
   } else {
     // The consumers copy w while the producer's first copies are already in flight (a
     // one-shot CTA lives for one tile, so its first load is its critical path).
-    const bf16* weight = w;
-    if constexpr (K::weight_in_shared) {
-      for (std::uint32_t v = me.thread_in_role(); v < K::n / 8; v += K::Roles::consumer_threads) {
-        reinterpret_cast<uint4*>(shared.weight)[v] = reinterpret_cast<const uint4*>(w)[v];
-      }
-      me.sync_consumers();
-      weight = shared.weight;
+    for (std::uint32_t v = me.thread_in_role(); v < K::n / 8; v += K::Roles::consumer_threads) {
+      reinterpret_cast<uint4*>(shared.weight)[v] = reinterpret_cast<const uint4*>(w)[v];
     }
+    me.sync_consumers();
+    const bf16* weight = shared.weight;
     if constexpr (Store == RmsNormStore::bulk) {
       normalise_tiles_bulk<K, K::store_lag>(pipe, shared, weight, y, schedule, eps, me);
     } else {
@@ -404,12 +395,6 @@ cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t r
     case RmsNormShape::single:
       return launch_rmsnorm<RmsNorm<N, 4, rows_per_warp, 1>, Store>(x, w, y, rows, eps, config,
                                                                     stream, why);
-    case RmsNormShape::single_l1:
-      return launch_rmsnorm<RmsNorm<N, 4, rows_per_warp, 1, false>, Store>(x, w, y, rows, eps,
-                                                                           config, stream, why);
-    case RmsNormShape::single_narrow:
-      return launch_rmsnorm<RmsNorm<N, 2, rows_per_warp, 1, (N < 8192)>, Store>(
-          x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::held:
     case RmsNormShape::held_deep:
       if constexpr (Store == RmsNormStore::threads) {

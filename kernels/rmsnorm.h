@@ -21,14 +21,9 @@ inline constexpr int rmsnorm_widths[] = {1024, 2048, 4096, 8192};
 // evict-first in L2 or not; each tile loaded by one bulk copy or by 32 lanes' slices of it.
 // The held shapes (`held`: 2 stages, `held_deep`: 3) read each row from its slot once into the
 // registers of 1-4 warps that share it, free the slot, then scale and store from registers
-// (store = threads only). The single shapes have one stage (`single`: w copied to shared
-// memory; `single_l1`: w read through L1; `single_narrow`: 2 consumer warps, half the tile,
-// w read through L1 at n = 8192), for one-shot grids, where a CTA loads one tile and a second
-// stage would only keep another CTA off the SM.
-enum class RmsNormShape : int {
-  wide = 0, narrow = 1, shallow = 2, held = 3, held_deep = 4, single = 5, single_l1 = 6,
-  single_narrow = 7
-};
+// (store = threads only). `single` has one stage, for one-shot grids, where a CTA loads one
+// tile and a second stage would only keep another CTA off the SM.
+enum class RmsNormShape : int { wide = 0, narrow = 1, shallow = 2, held = 3, held_deep = 4, single = 5 };
 enum class RmsNormStore : int { bulk = 0, threads = 1 };
 struct RmsNormConfig {
   RmsNormShape shape = RmsNormShape::wide;
