@@ -1,8 +1,10 @@
-// gemm_bf16's kernel and launch, for a tracer: included by gemm.cu (NoTrace, the kernel the
-// library runs) and gemm_traced.cu (SliceTrace), each after `import linpipe;`. Two translation
-// units, so the untraced kernels are compiled in a module of their own: ptxas's register
-// allocation for a kernel can depend on the other kernels of its module, and tracing must not
-// change the untraced kernel's code. What the kernel does: see gemm.cu.
+// gemm_bf16's device code (what the kernel does: see gemm_kernels.cu): tiles, shared-memory
+// layout, the producer, the consumers' mainloop and epilogue, and the two kernels (untraced,
+// traced). Included by gemm_kernels.cu (instantiates the untraced kernels) and
+// gemm_traced_kernels.cu (the traced ones), each after `import linpipe;` and gemm_kernels.h:
+// two translation units, so the untraced kernels are compiled in a module of their own
+// (ptxas's register allocation for a kernel can depend on the other kernels of its module, and
+// tracing must not change the untraced kernel's code). The host side is gemm_launch.cu.
 #pragma once
 
 namespace linpipe::kernels {
@@ -17,6 +19,7 @@ constexpr int consumer_warpgroups = 2;
 constexpr int threads = 128 * (1 + consumer_warpgroups);
 constexpr int accumulators = block_n / 2;  // fp32 registers a consumer thread holds
 static_assert(gemm_warps_per_cta * 32 == threads, "gemm.h: gemm_warps_per_cta is the kernel's warps");
+static_assert(gemm_threads == threads, "gemm_kernels.h: gemm_threads is the kernel's block size");
 
 // One stage's tiles (bf16 bits), K-major, each in its own ring. The 128B swizzle repeats every
 // 1024 bytes, so each tile starts on a 1024-byte boundary.
@@ -33,11 +36,6 @@ using Storage = PipelineStorage<Pipeline, TileA, TileB>;
 template <class Tracer>
 using TracedPipeline = ProducerConsumerPipeline<stages, NvidiaMbarBackend<stages>, Tracer>;
 
-// Where a traced launch records (a kernel parameter of the traced kernel only).
-struct TraceTarget {
-  TraceRecord* records;
-  TraceLayout layout;
-};
 // This role's tracer, or NoTrace. Traced: the producer's warp and the first warp of each
 // consumer warpgroup record into their warp's slice (the four warps of a warpgroup wait,
 // acquire and release together: they share each wgmma); the other warps, and the warps of CTAs
@@ -56,6 +54,8 @@ __device__ Tracer role_tracer(const Target&... target) {
 // into two 64 x 64 boxes here (128B-swizzled, as the C tensor map stores them); one TMA store
 // per box moves them to C while the warpgroup goes on to its next tile's MMAs.
 constexpr int store_box_cols = 64;  // 128 bytes of bf16: the swizzle span
+static_assert(store_box_cols == gemm_c_box_cols && 64 == gemm_c_box_rows,
+              "gemm_kernels.h: C's tensor map boxes are the epilogue's staging boxes");
 constexpr int store_boxes = block_n / 2 / store_box_cols;
 struct StoreBox {
   alignas(1024) std::uint16_t elems[64 * store_box_cols];
@@ -232,7 +232,7 @@ __device__ void consume(Pipe& pipe, SharedMemory& shared, const CUtensorMap* map
   }
 }
 
-// The kernel's body, for a tracer. Target: empty, or the TraceTarget of a traced launch. The
+// The kernel's body, for a tracer. Target: empty, or the GemmTraceTarget of a traced launch. The
 // maps are the kernels' __grid_constant__ parameters (by reference: their addresses are used).
 template <int Cluster, class Tracer, class... Target>
 __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtensorMap& map_b,
@@ -292,163 +292,8 @@ __global__ void __launch_bounds__(threads, 1)
     traced_gemm_kernel(const __grid_constant__ CUtensorMap map_a,
                        const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_c, int m, int n, int k,
-                       int group_rows, bool warpgroup_release, TraceTarget trace) {
+                       int group_rows, bool warpgroup_release, GemmTraceTarget trace) {
   gemm_body<Cluster, SliceTrace>(map_a, map_b, map_c, m, n, k, group_rows, warpgroup_release, trace);
-}
-// The kernel a launch with this tracer runs.
-template <int Cluster, class Tracer>
-constexpr auto kernel_for() {
-  if constexpr (Tracer::enabled) {
-    return traced_gemm_kernel<Cluster>;
-  } else {
-    return gemm_kernel<Cluster>;
-  }
-}
-
-// A row-major bf16 matrix (rows x cols) in boxes of box_rows x block_k (128B-swizzled): the
-// K-major operands A and B, and C for the epilogue's stores.
-cudaError_t encode_operand(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
-  TensorMap2d desc;
-  desc.base = base;
-  desc.rows = static_cast<std::uint64_t>(rows);
-  desc.cols = static_cast<std::uint64_t>(cols);
-  desc.box_rows = static_cast<std::uint32_t>(box_rows);
-  desc.box_cols = block_k;
-  return encode_tensor_map_2d(map, desc);
-}
-
-// A matrix's map, remembered per thread (the last few): a map is a pure function of (base,
-// rows, cols, box rows), so a hit is exactly what a fresh encode would give, even for a buffer
-// freed and reallocated at the same address, and a thread-local table needs no lock.
-cudaError_t cached_operand(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
-  struct Entry {
-    CUtensorMap map;
-    const void* base;  // nullptr: empty (a null operand is rejected before this)
-    int rows, cols, box_rows;
-  };
-  thread_local std::array<Entry, 8> entries{};
-  thread_local unsigned next = 0;
-  for (const Entry& e : entries) {
-    if (e.base == base && e.rows == rows && e.cols == cols && e.box_rows == box_rows) {
-      *map = e.map;
-      return cudaSuccess;
-    }
-  }
-  const cudaError_t status = encode_operand(map, base, rows, cols, box_rows);
-  if (status == cudaSuccess) entries[next++ % entries.size()] = Entry{*map, base, rows, cols, box_rows};
-  return status;
-}
-
-// The clusters a persistent launch may keep resident on the current device (its SM count for
-// Cluster == 1), measured once per device and kernel, which also sets the kernel's
-// shared-memory limit there (a per-device setting). Safe to call from several threads.
-template <int Cluster, class Tracer, class... Target>
-cudaError_t resident_clusters(int* count) {
-  constexpr int max_devices = 64;
-  static std::array<std::atomic<int>, max_devices> measured{};  // 0: not yet on that device
-  static std::mutex measuring;
-  int device = 0;
-  cudaError_t status = cudaGetDevice(&device);
-  if (status != cudaSuccess) return status;
-  if (device < 0 || device >= max_devices) return cudaErrorInvalidDevice;
-  if ((*count = measured[device].load(std::memory_order_acquire)) != 0) return cudaSuccess;
-
-  const std::lock_guard<std::mutex> lock(measuring);
-  if ((*count = measured[device].load(std::memory_order_relaxed)) != 0) return cudaSuccess;
-  const auto kernel = kernel_for<Cluster, Tracer>();
-  int max_clusters = 0;
-  status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                static_cast<int>(smem_bytes));
-  if (status != cudaSuccess) return status;
-  int sms = 0;
-  if ((status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
-    return status;
-  if constexpr (Cluster == 1) {
-    max_clusters = sms;
-  } else {
-    cudaLaunchConfig_t probe{};
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = Cluster;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    probe.gridDim = dim3(sms / Cluster * Cluster);
-    probe.blockDim = dim3(threads);
-    probe.dynamicSmemBytes = smem_bytes;
-    probe.attrs = &attr;
-    probe.numAttrs = 1;
-    int found = 0;
-    if ((status = cudaOccupancyMaxActiveClusters(&found, kernel, &probe)) != cudaSuccess)
-      return status;
-    if (found == 0) return cudaErrorInvalidConfiguration;
-    max_clusters = found;
-  }
-  measured[device].store(max_clusters, std::memory_order_release);
-  *count = max_clusters;
-  return cudaSuccess;
-}
-
-template <int Cluster, class Tracer, class... Target>
-cudaError_t launch(const void* a, const void* b, void* c, int m, int n, int k,
-                   const GemmConfig& options, cudaStream_t stream, Target... trace) {
-  const int group_rows = options.group_rows;
-  CUtensorMap map_a, map_b, map_c;
-  cudaError_t status = cached_operand(&map_a, a, m, k, block_m);
-  if (status != cudaSuccess) return status;
-  if ((status = cached_operand(&map_b, b, n, k, block_n / Cluster)) != cudaSuccess) return status;
-  // C is stored in 64 x 64 boxes (the epilogue's staging), the operands' box width.
-  static_assert(store_box_cols == block_k);
-  if ((status = cached_operand(&map_c, c, m, n, 64)) != cudaSuccess) return status;
-
-  static_assert(Cluster == 1 || Cluster == 2);
-  const auto kernel = kernel_for<Cluster, Tracer>();
-  int max_clusters = 0;
-  if ((status = resident_clusters<Cluster, Tracer, Target...>(&max_clusters)) != cudaSuccess)
-    return status;
-  const int units = (m / block_m / Cluster) * (n / block_n);
-  const int clusters = units < max_clusters ? units : max_clusters;
-
-  cudaLaunchConfig_t config{};
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = Cluster;
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  config.gridDim = dim3(static_cast<unsigned>(clusters * Cluster));
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = smem_bytes;
-  config.stream = stream;
-  config.attrs = &attr;
-  config.numAttrs = Cluster == 1 ? 0 : 1;
-  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, m, n, k,
-                            group_rows / Cluster > 0 ? group_rows / Cluster : 1,
-                            options.warpgroup_release, trace...);
-}
-
-// Checks the arguments, then launches with the given tracer (and its target, if any).
-template <class Tracer, class... Target>
-cudaError_t checked_launch(const void* a, const void* b, void* c, int m, int n, int k,
-                           const GemmConfig& config, cudaStream_t stream, const char** why,
-                           Target... trace) {
-  const auto reject = [why](const char* reason) {
-    if (why != nullptr) *why = reason;
-    return cudaErrorInvalidValue;
-  };
-  if (config.cluster_m != 1 && config.cluster_m != 2)
-    return reject("cluster_m must be 1 (one CTA a tile) or 2 (2-CTA clusters sharing B)");
-  if (m <= 0 || m % block_m != 0) return reject("M must be a positive multiple of 128 (the tile's rows)");
-  if (m % (block_m * config.cluster_m) != 0)
-    return reject("M must be a multiple of 256 with cluster_m = 2 (two tiles a cluster); use cluster_m = 1");
-  if (n <= 0 || n % block_n != 0) return reject("N must be a positive multiple of 256 (the tile's columns)");
-  if (k <= 0 || k % block_k != 0) return reject("K must be a positive multiple of 64 (the tile's depth)");
-  if (a == nullptr || b == nullptr || c == nullptr) return reject("A, B and C must be device pointers, not null");
-  if (reinterpret_cast<std::uintptr_t>(a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(b) % 16 != 0 ||
-      reinterpret_cast<std::uintptr_t>(c) % 16 != 0)
-    return reject("A, B and C must be 16-byte aligned (the tensor copy engine's granule)");
-  if (config.group_rows < 1 || config.group_rows > 256)
-    return reject("group_rows must be 1..256 (tile rows the scheduler walks together)");
-  if (config.cluster_m == 2) return launch<2, Tracer>(a, b, c, m, n, k, config, stream, trace...);
-  return launch<1, Tracer>(a, b, c, m, n, k, config, stream, trace...);
 }
 
 }  // namespace

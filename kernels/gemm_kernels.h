@@ -1,0 +1,36 @@
+// What gemm_launch.cu (the host side, compiled once) needs of the GEMM's kernels, which live in
+// two other translation units (gemm_kernels.cu, gemm_traced_kernels.cu): their types, their
+// block and shared-memory sizes, and C's tensor-map boxes. Included after `import linpipe;`.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap: a type only, nothing links libcuda
+
+#include <cstddef>
+
+namespace linpipe::kernels {
+
+// Where a traced launch records (a kernel parameter of the traced kernels only).
+struct GemmTraceTarget {
+  TraceRecord* records;
+  TraceLayout layout;
+};
+
+// The kernels' parameters: the A, B and C tensor maps (__grid_constant__), M, N, K, the tile
+// rows walked together per cluster, and whether one warp per consumer warpgroup releases.
+using GemmKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, int, bool);
+using TracedGemmKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, int, bool,
+                                  GemmTraceTarget);
+
+// The kernel for a cluster of `cluster_m` CTAs (1 or 2).
+GemmKernel gemm_kernel_for_cluster(int cluster_m);
+TracedGemmKernel traced_gemm_kernel_for_cluster(int cluster_m);
+
+// Every GEMM kernel's block and dynamic shared memory (its SharedPlan's launch_bytes()).
+inline constexpr unsigned gemm_threads = 384;
+std::size_t gemm_shared_bytes();
+
+// C is stored in boxes of this many rows and columns (the epilogue's staging boxes).
+inline constexpr int gemm_c_box_rows = 64;
+inline constexpr int gemm_c_box_cols = 64;
+
+}  // namespace linpipe::kernels

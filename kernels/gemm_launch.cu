@@ -1,0 +1,139 @@
+// gemm_bf16's host side, compiled once: argument checks, the operands' tensor maps and the
+// launch (linpipe::launch: a persistent grid of the clusters that fit at once, the
+// shared-memory opt-in, the debug report sink) of the kernels in gemm_kernels.cu and
+// gemm_traced_kernels.cu. No device code here.
+#include "gemm.h"
+
+#include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstdint>
+
+import linpipe;
+
+#include "gemm_kernels.h"
+
+namespace linpipe::kernels {
+namespace {
+
+// A row-major bf16 matrix (rows x cols) in boxes of box_rows x gemm_tile_k (128B-swizzled):
+// the K-major operands A and B, and C for the epilogue's stores.
+cudaError_t encode_operand(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
+  TensorMap2d desc;
+  desc.base = base;
+  desc.rows = static_cast<std::uint64_t>(rows);
+  desc.cols = static_cast<std::uint64_t>(cols);
+  desc.box_rows = static_cast<std::uint32_t>(box_rows);
+  desc.box_cols = gemm_tile_k;
+  return encode_tensor_map_2d(map, desc);
+}
+
+// A matrix's map, remembered per thread (the last few): a map is a pure function of (base,
+// rows, cols, box rows), so a hit is exactly what a fresh encode would give, even for a buffer
+// freed and reallocated at the same address, and a thread-local table needs no lock.
+cudaError_t cached_operand(CUtensorMap* map, const void* base, int rows, int cols, int box_rows) {
+  struct Entry {
+    CUtensorMap map;
+    const void* base;  // nullptr: empty (a null operand is rejected before this)
+    int rows, cols, box_rows;
+  };
+  thread_local std::array<Entry, 8> entries{};
+  thread_local unsigned next = 0;
+  for (const Entry& e : entries) {
+    if (e.base == base && e.rows == rows && e.cols == cols && e.box_rows == box_rows) {
+      *map = e.map;
+      return cudaSuccess;
+    }
+  }
+  const cudaError_t status = encode_operand(map, base, rows, cols, box_rows);
+  if (status == cudaSuccess) entries[next++ % entries.size()] = Entry{*map, base, rows, cols, box_rows};
+  return status;
+}
+
+// A persistent launch of one CTA per output tile at most (a cluster per cluster_m tiles).
+LaunchOptions options_for(int m, int n, int cluster_m, cudaStream_t stream) {
+  const std::uint64_t tiles = static_cast<std::uint64_t>(m / gemm_tile_m) * (n / gemm_tile_n);
+  return {.threads = gemm_threads, .shared_bytes = gemm_shared_bytes(), .items = tiles,
+          .grid = GridKind::persistent, .cluster = static_cast<unsigned>(cluster_m),
+          .stream = stream};
+}
+
+// Launches `kernel` (untraced or traced, for config.cluster_m) with the operands' maps.
+template <class Kernel, class... Target>
+cudaError_t launch_gemm(Kernel kernel, const void* a, const void* b, void* c, int m, int n, int k,
+                        const GemmConfig& config, cudaStream_t stream, Target... trace) {
+  const int cluster = config.cluster_m;
+  CUtensorMap map_a, map_b, map_c;
+  cudaError_t status = cached_operand(&map_a, a, m, k, gemm_tile_m);
+  if (status != cudaSuccess) return status;
+  // Each CTA of a cluster loads 1 / cluster of the B tile (multicast into every CTA).
+  if ((status = cached_operand(&map_b, b, n, k, gemm_tile_n / cluster)) != cudaSuccess) return status;
+  static_assert(gemm_c_box_cols == gemm_tile_k, "C's boxes are encoded with the operands' width");
+  if ((status = cached_operand(&map_c, c, m, n, gemm_c_box_rows)) != cudaSuccess) return status;
+  const int group_rows = config.group_rows / cluster > 0 ? config.group_rows / cluster : 1;
+  return launch(kernel, options_for(m, n, cluster, stream), map_a, map_b, map_c, m, n, k,
+                group_rows, config.warpgroup_release, trace...)
+      .status;
+}
+
+// The checks both entry points make, before any CUDA call: a reason, or nullptr.
+const char* rejected(const void* a, const void* b, const void* c, int m, int n, int k,
+                     const GemmConfig& config) {
+  if (config.cluster_m != 1 && config.cluster_m != 2)
+    return "cluster_m must be 1 (one CTA a tile) or 2 (2-CTA clusters sharing B)";
+  if (m <= 0 || m % gemm_tile_m != 0) return "M must be a positive multiple of 128 (the tile's rows)";
+  if (m % (gemm_tile_m * config.cluster_m) != 0)
+    return "M must be a multiple of 256 with cluster_m = 2 (two tiles a cluster); use cluster_m = 1";
+  if (n <= 0 || n % gemm_tile_n != 0) return "N must be a positive multiple of 256 (the tile's columns)";
+  if (k <= 0 || k % gemm_tile_k != 0) return "K must be a positive multiple of 64 (the tile's depth)";
+  if (a == nullptr || b == nullptr || c == nullptr) return "A, B and C must be device pointers, not null";
+  if (reinterpret_cast<std::uintptr_t>(a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(b) % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(c) % 16 != 0)
+    return "A, B and C must be 16-byte aligned (the tensor copy engine's granule)";
+  if (config.group_rows < 1 || config.group_rows > 256)
+    return "group_rows must be 1..256 (tile rows the scheduler walks together)";
+  return nullptr;
+}
+
+cudaError_t reject(const char* reason, const char** why) {
+  if (why != nullptr) *why = reason;
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
+                      const GemmConfig& config, cudaStream_t stream, const char** why) {
+  if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
+  return launch_gemm(gemm_kernel_for_cluster(config.cluster_m), a, b, c, m, n, k, config, stream);
+}
+
+cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
+                      cudaStream_t stream, const char** why) {
+  return gemm_bf16(a, b, c, m, n, k, GemmConfig{}, stream, why);
+}
+
+cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n, int k,
+                             const GemmConfig& config, void* trace, unsigned slices,
+                             unsigned per_slice, cudaStream_t stream, const char** why) {
+  if (trace == nullptr || reinterpret_cast<std::uintptr_t>(trace) % 16 != 0 || slices == 0 ||
+      per_slice == 0) {
+    return reject("trace must be 16-byte aligned device memory of TraceLayout{slices, per_slice}.bytes(), slices and per_slice > 0",
+                  why);
+  }
+  if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
+  return launch_gemm(traced_gemm_kernel_for_cluster(config.cluster_m), a, b, c, m, n, k, config,
+                     stream, GemmTraceTarget{static_cast<TraceRecord*>(trace), TraceLayout{slices, per_slice}});
+}
+
+cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas) {
+  const int cluster = config.cluster_m == 2 ? 2 : 1;
+  // A problem with more tiles than any grid holds: the grid is what fits at once.
+  const LaunchResult grid = launch_grid(gemm_kernel_for_cluster(cluster),
+                                        options_for(1 << 30, 1 << 24, cluster, nullptr));
+  if (grid) *ctas = static_cast<int>(grid.grid);
+  return grid.status;
+}
+
+}  // namespace linpipe::kernels
