@@ -122,8 +122,9 @@ class DynamicWorkSchedule {
   class FollowerItems;
 
   // `counter`: zero-initialised state every CTA of the launch reaches (see WorkCounter).
-  LINPIPE_HOST_DEVICE constexpr DynamicWorkSchedule(TileSpace space, WorkCounter* counter)
-      : tiles_(space), counter_(counter) {}
+  LINPIPE_HOST_DEVICE constexpr DynamicWorkSchedule(TileSpace space, WorkCounter* counter,
+                                                    Order order = Order{})
+      : tiles_(space, order), counter_(counter) {}
 
   LINPIPE_HOST_DEVICE constexpr std::uint32_t count() const { return tiles_.count(); }
   LINPIPE_HOST_DEVICE constexpr const TileSpace& space() const { return tiles_.space(); }

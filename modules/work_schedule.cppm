@@ -71,7 +71,9 @@ struct WorkItem {
   }
 };
 
-// Orders: which tile the walk visits at each position. Each is `(space, position) -> (x, y, z)`.
+// Orders: which tile the walk visits at each position. Each has `tile_at(space, position) ->
+// (x, y, z)`; the schedule holds its order as a value, so an order may carry run-time
+// parameters (GroupedRowsOrder) and an empty one costs nothing.
 
 // x fastest, then y, then z (a row of tiles at a time).
 struct LinearOrder {
@@ -84,6 +86,22 @@ struct LinearOrder {
   }
 };
 
+namespace detail {
+// Bands of `group` rows of tiles, each walked column by column (see GroupedOrder).
+LINPIPE_HOST_DEVICE constexpr void grouped_tile_at(const TileCounts& t, std::uint32_t group,
+                                                   std::uint32_t p, std::uint32_t& x,
+                                                   std::uint32_t& y, std::uint32_t& z) {
+  z = p / t.per_plane();
+  const std::uint32_t in_plane = p % t.per_plane();
+  const std::uint32_t band_tiles = group * t.x;
+  const std::uint32_t first_row = in_plane / band_tiles * group;
+  const std::uint32_t rows = t.y - first_row < group ? t.y - first_row : group;
+  const std::uint32_t in_band = in_plane % band_tiles;
+  y = first_row + in_band % rows;
+  x = in_band / rows;
+}
+}  // namespace detail
+
 // Bands of GroupRows rows of tiles (along y), each walked column by column (y fastest inside
 // the band): CTAs running at the same time share the band's y tiles and few x tiles, so both
 // operands of a GEMM-like kernel stay in L2 (CUTLASS's raster swizzle).
@@ -93,14 +111,18 @@ struct GroupedOrder {
   LINPIPE_HOST_DEVICE static constexpr void tile_at(const TileCounts& t, std::uint32_t p,
                                                     std::uint32_t& x, std::uint32_t& y,
                                                     std::uint32_t& z) {
-    z = p / t.per_plane();
-    const std::uint32_t in_plane = p % t.per_plane();
-    const std::uint32_t band_tiles = GroupRows * t.x;
-    const std::uint32_t first_row = in_plane / band_tiles * GroupRows;
-    const std::uint32_t rows = t.y - first_row < GroupRows ? t.y - first_row : GroupRows;
-    const std::uint32_t in_band = in_plane % band_tiles;
-    y = first_row + in_band % rows;
-    x = in_band / rows;
+    detail::grouped_tile_at(t, GroupRows, p, x, y, z);
+  }
+};
+
+// GroupedOrder with the band height chosen at run time (a kernel tuned per problem shape):
+// `WorkSchedule<GroupedRowsOrder>(space, GroupedRowsOrder{rows})`. Rows below 1 count as 1.
+struct GroupedRowsOrder {
+  std::uint32_t rows = 1;
+  LINPIPE_HOST_DEVICE constexpr void tile_at(const TileCounts& t, std::uint32_t p,
+                                             std::uint32_t& x, std::uint32_t& y,
+                                             std::uint32_t& z) const {
+    detail::grouped_tile_at(t, rows > 0 ? rows : 1, p, x, y, z);
   }
 };
 
@@ -145,8 +167,9 @@ class WorkSchedule {
 
   // A space of more than 2^31 - 1 tiles is cut short to none (count() == 0): check
   // fits(space) on the host first, or use bigger tiles.
-  LINPIPE_HOST_DEVICE constexpr explicit WorkSchedule(TileSpace space)
-      : space_(space),
+  LINPIPE_HOST_DEVICE constexpr explicit WorkSchedule(TileSpace space, Order order = Order{})
+      : order_(order),
+        space_(space),
         tiles_(fits(space) ? TileCounts{static_cast<std::uint32_t>(space.tiles_x()),
                                         static_cast<std::uint32_t>(space.tiles_y()),
                                         static_cast<std::uint32_t>(space.tiles_z())}
@@ -167,7 +190,7 @@ class WorkSchedule {
   LINPIPE_HOST_DEVICE constexpr WorkItem item(std::uint32_t position) const {
     WorkItem w{};
     w.position = position;
-    Order::tile_at(tiles_, position, w.tile_x, w.tile_y, w.tile_z);
+    order_.tile_at(tiles_, position, w.tile_x, w.tile_y, w.tile_z);
     w.origin = {w.tile_x * space_.tile.x, w.tile_y * space_.tile.y, w.tile_z * space_.tile.z};
     w.extent = {clip(space_.elements.x, w.origin.x, space_.tile.x),
                 clip(space_.elements.y, w.origin.y, space_.tile.y),
@@ -236,6 +259,7 @@ class WorkSchedule {
     return total - origin < tile ? total - origin : tile;
   }
 
+  [[no_unique_address]] Order order_;
   TileSpace space_;
   TileCounts tiles_;
 };

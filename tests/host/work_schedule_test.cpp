@@ -145,6 +145,32 @@ TEST(WorkSchedule, GroupedOrderKeepsRunningCtasInOneBandOfRows) {
   EXPECT_EQ(last.tile_x, 11u);
 }
 
+// The band height chosen at run time walks exactly as the same height fixed at compile time,
+// and the walks a CTA takes (items()) carry it: a different height gives a different walk.
+TEST(WorkSchedule, GroupedRowsOrderWalksAsGroupedOrder) {
+  const TileSpace space{{12 * 128, 10 * 128, 2}, {128, 128, 1}};
+  const linpipe::WorkSchedule<linpipe::GroupedOrder<3>> fixed(space);
+  using Runtime = linpipe::WorkSchedule<linpipe::GroupedRowsOrder>;
+  const Runtime three(space, linpipe::GroupedRowsOrder{3});
+  expect_exact_cover(three, 7);
+  for (std::uint32_t p = 0; p < fixed.count(); ++p) {
+    ASSERT_EQ(three.item(p).tile_x, fixed.item(p).tile_x) << "position " << p;
+    ASSERT_EQ(three.item(p).tile_y, fixed.item(p).tile_y) << "position " << p;
+    ASSERT_EQ(three.item(p).tile_z, fixed.item(p).tile_z) << "position " << p;
+  }
+  const auto fixed_walk = walk(fixed, 2, 7), runtime_walk = walk(three, 2, 7);
+  ASSERT_EQ(runtime_walk.size(), fixed_walk.size());
+  for (std::size_t i = 0; i < fixed_walk.size(); ++i) {
+    EXPECT_EQ(runtime_walk[i].tile_y, fixed_walk[i].tile_y);
+  }
+  const Runtime five(space, linpipe::GroupedRowsOrder{5});
+  EXPECT_NE(five.item(3).tile_y, three.item(3).tile_y);  // rows 0-4 in a band, not 0-2
+  // A height of 0 is taken as 1 (linear down the columns), not a division by zero.
+  const Runtime zero(space, linpipe::GroupedRowsOrder{0});
+  expect_exact_cover(zero, 3);
+  EXPECT_EQ(zero.item(1).tile_x, 1u);
+}
+
 TEST(WorkSchedule, EveryRoleReadsTheSameSequence) {
   // A producer and two consumers of one CTA each build their walk from the same schedule
   // value; the sequences are identical by construction, and this is what the kernels rely on.
