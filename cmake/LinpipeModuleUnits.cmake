@@ -32,6 +32,7 @@ set(LINPIPE_MODULE_PARTITIONS
   ordered_turns
   mbar_ordered_turns
   store_epilogue
+  staged_store
   launch)
 set(LINPIPE_MODULE_HEADERS linpipe_macros.h linpipe_cuda_attributes.h linpipe_cuda_prelude.h)
 

@@ -15,10 +15,13 @@ constexpr int block_m = gemm_tile_m;  // two consumer warpgroups x 64 rows
 constexpr int block_n = gemm_tile_n;  // one wgmma m64n256k16 covers the tile's columns
 constexpr int block_k = gemm_tile_k;  // 64 bf16 = one 128-byte swizzled row
 constexpr int stages = 4;
-constexpr int consumer_warpgroups = 2;
-constexpr int threads = 128 * (1 + consumer_warpgroups);
+// A producer warpgroup (one lane issues the loads; the warpgroup gives up its registers) and
+// two consumer warpgroups.
+using Roles = WarpRoles<4, 2, 4>;
+constexpr int consumer_warpgroups = Roles::consumers;
+constexpr int threads = Roles::threads;
 constexpr int accumulators = block_n / 2;  // fp32 registers a consumer thread holds
-static_assert(gemm_warps_per_cta * 32 == threads, "gemm.h: gemm_warps_per_cta is the kernel's warps");
+static_assert(gemm_warps_per_cta == Roles::warps, "gemm.h: gemm_warps_per_cta is the kernel's warps");
 static_assert(gemm_threads == threads, "gemm_kernels.h: gemm_threads is the kernel's block size");
 
 // One stage's tiles (bf16 bits), K-major, each in its own ring. The 128B swizzle repeats every
@@ -43,7 +46,7 @@ using TracedPipeline = ProducerConsumerPipeline<stages, NvidiaMbarBackend<stages
 template <class Tracer, class... Target>
 __device__ Tracer role_tracer(const Target&... target) {
   if constexpr (Tracer::enabled) {
-    if ((threadIdx.x / 32) % 4 != 0) return Tracer();
+    if (Roles::this_thread().warp() % 4 != 0) return Tracer();
     return Tracer::for_this_warp(target.records..., target.layout...);
   } else {
     return Tracer();
@@ -63,38 +66,25 @@ struct StoreBox {
 struct SharedMemory {
   Storage pipeline;
   StoreBox staging[consumer_warpgroups][store_boxes];
-
-  // At the first suitably aligned address of the dynamic shared memory (which the launch
-  // guarantees only 16-byte alignment); smem_bytes leaves room for the shift.
-  __device__ static SharedMemory& at(std::byte* raw) {
-    constexpr std::uintptr_t align = alignof(SharedMemory);
-    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(raw);
-    return *reinterpret_cast<SharedMemory*>((address + align - 1) & ~(align - 1));
-  }
 };
-constexpr std::size_t smem_bytes = sizeof(SharedMemory) + alignof(SharedMemory) - 16;
-static_assert(smem_bytes <= NvidiaMbarBackend<stages>::max_storage_bytes,
-              "gemm: the stage ring and the epilogue's staging exceed the shared memory a block "
-              "may use: fewer stages or a smaller staging");
+// The one number the launch needs (the budget is checked when the plan is declared).
+using Plan = SharedPlan<SharedMemory>;
 
-// The tiles one cluster computes, cluster by cluster: (tile row unit, tile column) pairs,
-// where a unit is Cluster vertically adjacent tiles (one per CTA of the cluster).
-struct TileGrid {
-  int tiles_m, tiles_n, k_tiles;  // tiles_m counts units
-  int group_rows;                 // units walked together (L2 reuse of B)
-
-  __device__ int count() const { return tiles_m * tiles_n; }
-  // Tile t -> (tile row, tile column): group_rows rows at a time, rows fastest inside a group,
-  // so the CTAs running at once share a few B column blocks and a few A row blocks.
-  __device__ void coords(int t, int& tm, int& tn) const {
-    const int group_tiles = group_rows * tiles_n;
-    const int first = (t / group_tiles) * group_rows;
-    const int rows = tiles_m - first < group_rows ? tiles_m - first : group_rows;
-    const int in_group = t % group_tiles;
-    tm = first + in_group % rows;
-    tn = in_group / rows;
-  }
-};
+// The output tiles, walked cluster by cluster: x is the tile column, y the tile row unit (a
+// unit is Cluster vertically adjacent tiles, one per CTA of the cluster), group_rows units at
+// a time with units fastest inside a group, so the CTAs running at once share a few B column
+// blocks and a few A row blocks in L2. Every role of a CTA walks its cluster's items.
+using Schedule = WorkSchedule<GroupedRowsOrder>;
+template <int Cluster>
+__device__ Schedule output_tiles(int m, int n, int group_rows) {
+  return Schedule(TileSpace{{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m / Cluster), 1},
+                            {block_n, block_m, 1}},
+                  GroupedRowsOrder{static_cast<std::uint32_t>(group_rows)});
+}
+template <int Cluster>
+__device__ Schedule::Items cluster_items(const Schedule& schedule) {
+  return schedule.items(blockIdx.x / Cluster, gridDim.x / Cluster);
+}
 
 // One lane: each k-slice of each of this CTA's tiles into the next empty stage. In a cluster,
 // this CTA's share of B (rows rank * block_n / Cluster ...) goes to every CTA of the cluster,
@@ -102,13 +92,13 @@ struct TileGrid {
 // stage (its own A, every CTA's share of B).
 template <int Cluster, class Pipe>
 __device__ void produce(Pipe& pipe, Storage& storage, const CUtensorMap* map_a,
-                        const CUtensorMap* map_b, const TileGrid& grid, std::uint32_t rank) {
+                        const CUtensorMap* map_b, const Schedule& schedule, int k_tiles,
+                        std::uint32_t rank) {
   constexpr int b_rows = block_n / Cluster;
-  for (int t = blockIdx.x / Cluster; t < grid.count(); t += gridDim.x / Cluster) {
-    int unit, tn;
-    grid.coords(t, unit, tn);
-    const int tm = unit * Cluster + static_cast<int>(rank);
-    for (int kt = 0; kt < grid.k_tiles; ++kt) {
+  for (const WorkItem tile : cluster_items<Cluster>(schedule)) {
+    const int tn = static_cast<int>(tile.tile_x);
+    const int tm = static_cast<int>(tile.tile_y) * Cluster + static_cast<int>(rank);
+    for (int kt = 0; kt < k_tiles; ++kt) {
       auto stage = pipe.acquire_producer();
       pipe.mark_issue(stage);  // traced builds: the TMA loads go out now
       std::uint16_t* a = storage.slot<TileA>(stage).elems;
@@ -129,32 +119,25 @@ __device__ void produce(Pipe& pipe, Storage& storage, const CUtensorMap* map_a,
   pipe.drain();  // every stage released before the CTA's shared memory goes away
 }
 
-__device__ std::uint32_t pack_bf16x2(float lo, float hi) {
-  const auto l = std::bit_cast<std::uint16_t>(__nvvm_f2bf16_rn(lo));
-  const auto h = std::bit_cast<std::uint16_t>(__nvvm_f2bf16_rn(hi));
-  return static_cast<std::uint32_t>(l) | (static_cast<std::uint32_t>(h) << 16);
-}
-
 // Accumulators (layout: see linpipe:ptx_wgmma) -> C (bf16) through the warpgroup's staging
 // boxes and the tensor copy engine, half the tile's columns at a time. Thread t holds rows
 // 16 * (t / 32) + (t % 32) / 4 (+ 8) and, for each j, columns 8j + 2 (t % 4) (+ 1): 4 bytes of
 // the 16-byte chunk j % 8 of its row, which the 128-byte swizzle places at chunk (j ^ row) % 8,
-// so the 8 rows a warp writes at once land in 8 different chunks (no bank conflicts).
+// so the 8 rows a warp writes at once land in 8 different chunks (no bank conflicts). The
+// ordering around the boxes (free before writing, fenced and synced before one thread stores
+// them) is the StagedStore's.
 // Inlined: a call would pass the accumulators through local memory, and ptxas would serialise
 // the wgmma that write them.
 __device__ __forceinline__ void store_tile(const float (&acc)[accumulators],
                                            StoreBox (&boxes)[store_boxes], const CUtensorMap* map_c,
-                                           int warpgroup, int row0, int col0) {
-  const int t = threadIdx.x % 128;
-  const std::uint32_t barrier_id = 1 + static_cast<std::uint32_t>(warpgroup);
+                                           const Roles& me, int row0, int col0) {
+  const int t = static_cast<int>(me.thread_in_consumer());
+  const StagedStore<Roles> staged(me);
   const int r0 = 16 * (t / 32) + (t % 32) / 4;
   constexpr int per_half = accumulators / 8;  // column groups of 8 in half the tile
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    // Earlier stores have read the boxes (a thread with no stores in flight passes at once;
-    // every thread runs it, so no branch sits between this warpgroup's wgmma groups).
-    ptx::cp_async_bulk_wait_group_read<0>();
-    ptx::barrier_sync(barrier_id, 128);
+    staged.begin();
 #pragma unroll
     for (int g = 0; g < per_half; ++g) {
       const int j = half * per_half + g;
@@ -165,18 +148,15 @@ __device__ __forceinline__ void store_tile(const float (&acc)[accumulators],
         const int row = r0 + 8 * h;
         auto* to = (__attribute__((address_space(3))) std::uint32_t*)(
             box + row * 128 + ((g % 8) ^ (row % 8)) * 16 + 4 * (t % 4));
-        *to = pack_bf16x2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+        *to = ptx::pack_bf16x2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
       }
     }
-    ptx::fence_proxy_async_shared_cta();  // this thread's writes, visible to the copy engine
-    ptx::barrier_sync(barrier_id, 128);
-    if (t / 32 == 0 && ptx::elect_one_sync()) {  // one lane of the first warp, chosen warp-wide
+    staged.store([&] {
 #pragma unroll
       for (int b = 0; b < store_boxes; ++b)
         ptx::tma_store_2d(map_c, col0 + half * (block_n / 2) + b * store_box_cols, row0,
                           boxes[b].elems);
-    }
-    ptx::cp_async_bulk_commit_group();  // an empty group in the other threads
+    });
   }
 }
 
@@ -193,20 +173,20 @@ __device__ std::uint32_t signalling_warps(bool warpgroup_release) {
 // group k-1 is done, so a one-deep StageLag releases stage k-1 as stage k goes in.
 template <int Cluster, class Pipe>
 __device__ void consume(Pipe& pipe, SharedMemory& shared, const CUtensorMap* map_c,
-                        const TileGrid& grid, int warpgroup, std::uint32_t rank,
-                        bool warpgroup_release) {
+                        const Schedule& schedule, int k_tiles, const Roles& me,
+                        std::uint32_t rank, bool warpgroup_release) {
   Storage& storage = shared.pipeline;
-  const ReleaseToCluster<Cluster> release{threadIdx.x % 32,
-                                          !warpgroup_release || (threadIdx.x % 128) / 32 == 0};
+  const int warpgroup = static_cast<int>(me.consumer());
+  const ReleaseToCluster<Cluster> release{me.lane(),
+                                          !warpgroup_release || me.warp_in_consumer() == 0};
   float acc[accumulators];
 #pragma unroll
   for (float& x : acc) x = 0.0f;
-  for (int t = blockIdx.x / Cluster; t < grid.count(); t += gridDim.x / Cluster) {
-    int unit, tn;
-    grid.coords(t, unit, tn);
-    const int tm = unit * Cluster + static_cast<int>(rank);
+  for (const WorkItem tile : cluster_items<Cluster>(schedule)) {
+    const int tn = static_cast<int>(tile.tile_x);
+    const int tm = static_cast<int>(tile.tile_y) * Cluster + static_cast<int>(rank);
     StageLag<typename Pipe::ConsumerStageType, 1, ReleaseToCluster<Cluster>> retiring(release);
-    for (int kt = 0; kt < grid.k_tiles; ++kt) {
+    for (int kt = 0; kt < k_tiles; ++kt) {
       auto stage = pipe.acquire_consumer();
       const std::uint32_t a =
           ptx::shared_address(storage.slot<TileA>(stage).elems + warpgroup * 64 * block_k);
@@ -227,7 +207,7 @@ __device__ void consume(Pipe& pipe, SharedMemory& shared, const CUtensorMap* map
     ptx::wgmma_wait_group<0>();
     ptx::wgmma_fence_operands(acc);  // the epilogue reads the accumulators after the wait
     retiring.flush();
-    store_tile(acc, shared.staging[warpgroup], map_c, warpgroup, tm * block_m + warpgroup * 64,
+    store_tile(acc, shared.staging[warpgroup], map_c, me, tm * block_m + warpgroup * 64,
                tn * block_n);
   }
 }
@@ -240,11 +220,12 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
                                           int group_rows, bool warpgroup_release,
                                           const Target&... trace) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
-  SharedMemory& shared = SharedMemory::at(smem_raw);
+  SharedMemory& shared = Plan::place(smem_raw);
   Storage& storage = shared.pipeline;
 
-  const int warpgroup = threadIdx.x / 128;
-  if (threadIdx.x == 0) {
+  const Roles me = Roles::this_thread();
+  const bool issuer = me.is_producer() && me.warp() == 0 && me.leader();
+  if (issuer) {
     // Full: one arrival (the producer's expect-tx) plus the bytes; empty: what the consumers'
     // release policy says its signalling warps arrive, across the cluster.
     Pipeline(storage.barriers)
@@ -262,19 +243,19 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
     rank = ptx::cluster_ctarank();
   }
 
-  const TileGrid grid{m / block_m / Cluster, n / block_n, k / block_k, group_rows};
+  const Schedule schedule = output_tiles<Cluster>(m, n, group_rows);
+  const int k_tiles = k / block_k;
   TracedPipeline<Tracer> pipe(storage.barriers, "gemm", role_tracer<Tracer>(trace...));
-  if (warpgroup == 0) {
-    ptx::setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) produce<Cluster>(pipe, storage, &map_a, &map_b, grid, rank);
-  } else {
-    ptx::setmaxnreg_inc<232>();
-    consume<Cluster>(pipe, shared, &map_c, grid, warpgroup - 1, rank, warpgroup_release);
-  }
+  // The producer warpgroup gives its registers to the consumers' accumulators.
+  me.run_with_register_budget<40, 232>(
+      [&] {
+        if (issuer) produce<Cluster>(pipe, storage, &map_a, &map_b, schedule, k_tiles, rank);
+      },
+      [&] { consume<Cluster>(pipe, shared, &map_c, schedule, k_tiles, me, rank, warpgroup_release); });
   // The epilogue's stores are done before the CTA (and its staging) goes away. Every thread
   // waits on its own bulk groups (none: it passes at once), out here where the roles have
   // joined: inside the consumer's branch ptxas serialises a debug build's wgmma (C7518).
-  ptx::cp_async_bulk_wait_group<0>();
+  StagedStore<Roles>::finish();
 }
 
 // The untraced kernel has no tracer in its name or parameters: ptxas's register allocation

@@ -34,6 +34,6 @@ GemmKernel gemm_kernel_for_cluster(int cluster_m) {
   return cluster_m == 2 ? gemm_kernel<2> : gemm_kernel<1>;
 }
 
-std::size_t gemm_shared_bytes() { return smem_bytes; }
+std::size_t gemm_shared_bytes() { return Plan::launch_bytes(); }
 
 }  // namespace linpipe::kernels

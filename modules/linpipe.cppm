@@ -33,4 +33,5 @@ export import :dynamic_schedule;
 export import :ordered_turns;
 export import :mbar_ordered_turns;
 export import :store_epilogue;
+export import :staged_store;
 export import :launch;

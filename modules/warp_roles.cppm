@@ -124,24 +124,31 @@ class WarpRoles {
     }
   }
 
-  // Moves registers from the producer warpgroups to the consumer ones (setmaxnreg): producers
-  // drop to ProducerRegisters per thread, consumers rise to ConsumerRegisters. Every thread of
-  // the block calls it once, before the role's work. Needs warpgroup-aligned roles, and the
-  // kernel's register cap at entry (__launch_bounds__(Roles::threads, 1)).
-  template <std::uint32_t ProducerRegisters, std::uint32_t ConsumerRegisters>
-  LINPIPE_DEVICE void set_register_budget() const {
+  // Runs this thread's role under its register budget (setmaxnreg): producers drop to
+  // ProducerRegisters per thread and run `producer()`, consumers rise to ConsumerRegisters and
+  // run `consumer()`. The budget and the dispatch are one call because ptxas honours a
+  // setmaxnreg only where the code after it fits the new budget: a budget set before the
+  // branch is followed by both roles' code, and ptxas ignores the producer's drop (C7507).
+  // Every thread of the block calls it once. Needs warpgroup-aligned roles, and the kernel's
+  // register cap at entry (__launch_bounds__(Roles::threads, 1)).
+  template <std::uint32_t ProducerRegisters, std::uint32_t ConsumerRegisters, class Producer,
+            class Consumer>
+  LINPIPE_DEVICE void run_with_register_budget(Producer&& producer, Consumer&& consumer) const {
     static_assert(warpgroup_aligned,
-                  "linpipe::WarpRoles::set_register_budget: setmaxnreg acts on whole warpgroups, "
-                  "so each role must be a multiple of 4 warps: use WarpRoles<4, Consumers, 4> "
-                  "(a producer warpgroup and consumer warpgroups), or do not set a budget");
+                  "linpipe::WarpRoles::run_with_register_budget: setmaxnreg acts on whole "
+                  "warpgroups, so each role must be a multiple of 4 warps: use WarpRoles<4, "
+                  "Consumers, 4> (a producer warpgroup and consumer warpgroups), or do not set a "
+                  "budget");
     static_assert(ProducerRegisters * producer_threads + ConsumerRegisters * consumer_threads <=
                       65536,
-                  "linpipe::WarpRoles::set_register_budget: the budgets exceed the SM's 64K "
+                  "linpipe::WarpRoles::run_with_register_budget: the budgets exceed the SM's 64K "
                   "registers for this block: lower ConsumerRegisters or ProducerRegisters");
     if (is_producer()) {
       ptx::setmaxnreg_dec<ProducerRegisters>();
+      producer();
     } else {
       ptx::setmaxnreg_inc<ConsumerRegisters>();
+      consumer();
     }
   }
 #endif

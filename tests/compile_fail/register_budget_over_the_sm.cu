@@ -11,5 +11,5 @@ constexpr unsigned consumer_registers = 248;  // 128 x 40 + 256 x 248 = 68608
 #endif
 
 __global__ void __launch_bounds__(Roles::threads, 1) kernel() {
-  Roles::this_thread().set_register_budget<40, consumer_registers>();
+  Roles::this_thread().run_with_register_budget<40, consumer_registers>([] {}, [] {});
 }

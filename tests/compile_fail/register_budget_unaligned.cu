@@ -10,5 +10,5 @@ using Roles = linpipe::WarpRoles<1, 4>;
 #endif
 
 __global__ void __launch_bounds__(Roles::threads, 1) kernel() {
-  Roles::this_thread().set_register_budget<40, 232>();
+  Roles::this_thread().run_with_register_budget<40, 232>([] {}, [] {});
 }
