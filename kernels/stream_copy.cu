@@ -1,4 +1,7 @@
-// stream_copy's kernel: acquire, copy, release on linpipe stages. See stream_copy.h.
+// stream_copy's kernel (see stream_copy.h), built from the kernel parts: the roles are a
+// WarpRoles (one producer warp, 1-8 consumer warps), the walk a WorkSchedule over the tiles,
+// the ring a ByteRing (its tile size is chosen at launch), the bulk stores a StoreEpilogue,
+// the launch linpipe::launch.
 #include "stream_copy.h"
 
 #include <cuda_runtime.h>
@@ -12,23 +15,13 @@ import linpipe;
 namespace linpipe::kernels {
 namespace {
 
-// The barriers' area ahead of the ring, whole 128-byte lines so the tiles stay aligned.
-template <int Stages>
-constexpr std::uint32_t barrier_bytes =
-    (ProducerConsumerPipeline<Stages>::smem_bytes() + 127) / 128 * 128;
-
-struct Tiles {
-  const std::byte* src;
-  std::byte* dst;
-  std::size_t count;        // tiles covering the 16-byte-multiple prefix
-  std::size_t bulk_bytes;   // that prefix
-  std::uint32_t tile_bytes;
-
-  __device__ std::uint32_t size(std::size_t tile) const {
-    const std::size_t left = bulk_bytes - tile * tile_bytes;
-    return static_cast<std::uint32_t>(left < tile_bytes ? left : tile_bytes);
-  }
-};
+// The tiles: the 16-byte-multiple prefix of the copy in tiles of tile_bytes bytes (the last one
+// short), as byte offsets (origin.x) and lengths (extent.x). Every role walks them the same way.
+using Schedule = WorkSchedule<>;
+// One producer warp and Warps consumer warps; lane 0 of each consumer warp arrives for it.
+template <int Warps>
+using Roles = WarpRoles<1, Warps>;
+using Release = ReleaseToCluster<1>;
 
 // Where a traced launch records (a kernel parameter of the traced kernels only).
 struct TraceTarget {
@@ -69,81 +62,68 @@ __device__ void bulk_store(std::byte* to, const std::byte* from, std::uint32_t b
 }
 
 // One lane: load each of this block's tiles into the next empty stage.
-template <class Pipeline>
-__device__ void produce_tiles(Pipeline& pipe, std::byte* ring, const Tiles& tiles,
-                              CachePolicy cache) {
-  for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
+template <class Pipeline, class Ring>
+__device__ void produce_tiles(Pipeline& pipe, const Ring& ring, const std::byte* src,
+                              const Schedule& schedule, CachePolicy cache) {
+  for (const WorkItem tile : schedule.items()) {
     auto stage = pipe.acquire_producer();
     pipe.mark_issue(stage);  // traced builds: the bulk load goes out now
-    const std::uint32_t bytes = tiles.size(t);
+    const auto bytes = static_cast<std::uint32_t>(tile.extent.x);
     const auto full = stage.mbar();
     full.arrive_expect_tx(bytes);  // the phase completes when the copy's bytes have landed
-    bulk_load(ring + stage.index() * tiles.tile_bytes, tiles.src + t * tiles.tile_bytes, bytes,
-              full.address(), cache);
+    bulk_load(ring.slot(stage), src + tile.origin.x, bytes, full.address(), cache);
     stage.release();
   }
   pipe.drain();  // every stage released before the block's shared memory goes away
 }
 
-// Issues the bulk store of this warp's slice of tile t from ring slot `slot`, as one group.
-__device__ void store_slice(const std::byte* ring, std::uint32_t slot, std::size_t t, const Tiles& tiles,
-                            std::uint32_t warp, std::uint32_t warps, CachePolicy cache) {
-  const std::uint32_t bytes = tiles.size(t);
-  const std::uint32_t slice = (bytes / warps + 15u) & ~15u;
+// This warp's slice of a tile: 16-byte-aligned pieces, one per consumer warp (the last ones
+// may be short or empty).
+struct Slice {
+  std::uint32_t begin, bytes;
+};
+__device__ Slice slice_of(std::uint32_t tile_bytes, std::uint32_t warp, std::uint32_t warps) {
+  const std::uint32_t slice = (tile_bytes / warps + 15u) & ~15u;
   const std::uint32_t begin = warp * slice;
-  if (begin < bytes) {
-    const std::uint32_t length = bytes - begin < slice ? bytes - begin : slice;
-    bulk_store(tiles.dst + t * tiles.tile_bytes + begin, ring + slot * tiles.tile_bytes + begin,
-               length, cache);
-  }
-  ptx::cp_async_bulk_commit_group();
+  if (begin >= tile_bytes) return {begin, 0};
+  return {begin, tile_bytes - begin < slice ? tile_bytes - begin : slice};
 }
 
-// One lane per consumer warp: store this warp's slice of each full stage with the bulk engine.
-// A stage is released once its store has READ the slot. With Lag > 0 the last Lag stages stay
-// held in a StageLag while their stores run, so stores stay in flight while the next tiles are
-// awaited; the lag releases each stage Lag tiles later. Lag < Stages, or the producer could
-// never refill the slot the consumer waits on next (StageLag asserts it).
-template <int Lag, class Pipeline>
-__device__ void store_tiles_with_bulk_copies(Pipeline& pipe, const std::byte* ring, const Tiles& tiles,
-                                             std::uint32_t warp, std::uint32_t warps,
+// Each consumer warp: store its slice of each full stage with the bulk engine, through a
+// StoreEpilogue, which releases the stage once the store has read the slot, Lag stores later
+// (so stores stay in flight while the next tiles are awaited; Lag < Stages, or the producer
+// could never refill the slot the consumer waits on next: the epilogue asserts it).
+template <int Lag, class Pipeline, class Ring, class Me>
+__device__ void store_tiles_with_bulk_copies(Pipeline& pipe, const Ring& ring, std::byte* dst,
+                                             const Schedule& schedule, const Me& me,
                                              CachePolicy cache) {
-  if constexpr (Lag == 0) {
-    for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
-      auto stage = pipe.acquire_consumer();
-      store_slice(ring, stage.index(), t, tiles, warp, warps, cache);
-      ptx::cp_async_bulk_wait_group_read<0>();
-      stage.release();
-    }
-  } else {
-    StageLag<typename Pipeline::ConsumerStageType, Lag> reading;
-    for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
-      auto stage = pipe.acquire_consumer();
-      store_slice(ring, stage.index(), t, tiles, warp, warps, cache);
-      ptx::cp_async_bulk_wait_group_read<Lag - 1>();  // the store Lag tiles back has read its slot
-      reading.push(std::move(stage));
-    }
-    ptx::cp_async_bulk_wait_group_read<0>();
-    reading.flush();
+  StoreEpilogue<typename Pipeline::ConsumerStageType, Lag, Release> epilogue(Release{me.lane()});
+  for (const WorkItem tile : schedule.items()) {
+    auto stage = pipe.acquire_consumer();
+    const Slice mine = slice_of(static_cast<std::uint32_t>(tile.extent.x), me.consumer(),
+                                Me::consumers);
+    const std::byte* slot = ring.slot(stage);
+    epilogue.store(std::move(stage), [&] {
+      if (mine.bytes > 0) bulk_store(dst + tile.origin.x + mine.begin, slot + mine.begin, mine.bytes, cache);
+    });
   }
-  ptx::cp_async_bulk_wait_group<0>();  // the writes are complete before the block exits
+  epilogue.finish();
 }
 
 // Every lane of each consumer warp: copy this warp's share of each full stage with 16-byte
 // loads and stores; the stage is free as soon as the loads have returned, so lane 0 arrives
 // for the warp right away (the lane-guarded release).
-template <class Pipeline>
-__device__ void store_tiles_with_threads(Pipeline& pipe, const std::byte* ring, const Tiles& tiles,
-                                         std::uint32_t warp, std::uint32_t warps) {
+template <class Pipeline, class Ring, class Me>
+__device__ void store_tiles_with_threads(Pipeline& pipe, const Ring& ring, std::byte* dst,
+                                         const Schedule& schedule, const Me& me) {
   constexpr std::uint32_t unroll = 4;
-  const std::uint32_t lane = threadIdx.x % 32;
-  const std::uint32_t stride = warps * 32;
-  for (std::size_t t = blockIdx.x; t < tiles.count; t += gridDim.x) {
+  constexpr std::uint32_t stride = Me::consumer_threads;
+  for (const WorkItem tile : schedule.items()) {
     auto stage = pipe.acquire_consumer();
-    const std::uint32_t vectors = tiles.size(t) / 16;
-    const auto* from = reinterpret_cast<const uint4*>(ring + stage.index() * tiles.tile_bytes);
-    auto* to = reinterpret_cast<uint4*>(tiles.dst + t * tiles.tile_bytes);
-    std::uint32_t v = warp * 32 + lane;
+    const auto vectors = static_cast<std::uint32_t>(tile.extent.x / 16);
+    const auto* from = reinterpret_cast<const uint4*>(ring.slot(stage));
+    auto* to = reinterpret_cast<uint4*>(dst + tile.origin.x);
+    std::uint32_t v = me.thread_in_role();
     for (; v + (unroll - 1) * stride < vectors; v += unroll * stride) {
       uint4 held[unroll];
 #pragma unroll
@@ -152,42 +132,36 @@ __device__ void store_tiles_with_threads(Pipeline& pipe, const std::byte* ring, 
       for (std::uint32_t u = 0; u < unroll; ++u) to[v + u * stride] = held[u];
     }
     for (; v < vectors; v += stride) to[v] = from[v];
-    __syncwarp();
-    if (lane == 0) stage.arrive();
-    stage.release_without_signal();
+    __syncwarp();  // every lane's loads have returned before lane 0 frees the slot
+    Release{me.lane()}(std::move(stage));
   }
 }
 
 // The kernel's body, for a tracer. Target: empty, or the TraceTarget of a traced launch.
-template <int Stages, int Lag, class Tracer, class... Target>
+template <int Stages, int Lag, int Warps, class Tracer, class... Target>
 __device__ __forceinline__ void stream_copy_body(std::byte* dst, const std::byte* src, std::size_t bytes,
-                                                 std::uint32_t tile_bytes, std::uint32_t consumer_warps,
-                                                 bool threads_store, bool evict_first,
-                                                 const Target&... trace) {
+                                                 const Schedule& schedule, bool threads_store,
+                                                 bool evict_first, const Target&... trace) {
   using Pipeline = ProducerConsumerPipeline<Stages, NvidiaMbarBackend<Stages>, Tracer>;
+  using Ring = ByteRing<Pipeline>;
   extern __shared__ __align__(128) std::byte smem[];
-  // The barriers lead the dynamic shared memory (launch() sizes it from barrier_bytes).
-  auto& barriers = *reinterpret_cast<typename Pipeline::Barriers*>(smem);
-  std::byte* ring = smem + barrier_bytes<Stages>;
-
-  const std::uint32_t warp = threadIdx.x / 32;
-  const bool leader = threadIdx.x % 32 == 0;
-  if (threadIdx.x == 0) Pipeline(barriers).init_mbars(1, consumer_warps);
+  const Ring ring = Ring::place(smem, static_cast<std::uint32_t>(schedule.space().tile.x));
+  const auto me = Roles<Warps>::this_thread();
+  if (threadIdx.x == 0) Pipeline(ring.barriers()).init_mbars(Arrivals<Roles<Warps>, Release>{});
   __syncthreads();
 
-  const std::size_t bulk_bytes = bytes & ~std::size_t{15};
-  const Tiles tiles{src, dst, (bulk_bytes + tile_bytes - 1) / tile_bytes, bulk_bytes, tile_bytes};
-  Pipeline pipe(barriers, "stream_copy", role_tracer<Tracer>(trace...));
+  Pipeline pipe(ring.barriers(), "stream_copy", role_tracer<Tracer>(trace...));
   const CachePolicy cache{evict_first, evict_first ? ptx::createpolicy_evict_first() : 0};
-  if (warp == 0) {
-    if (leader) produce_tiles(pipe, ring, tiles, cache);
+  if (me.is_producer()) {
+    if (me.leader()) produce_tiles(pipe, ring, src, schedule, cache);
   } else if (threads_store) {
-    store_tiles_with_threads(pipe, ring, tiles, warp - 1, consumer_warps);
-  } else if (leader) {
-    store_tiles_with_bulk_copies<Lag>(pipe, ring, tiles, warp - 1, consumer_warps, cache);
+    store_tiles_with_threads(pipe, ring, dst, schedule, me);
+  } else {
+    store_tiles_with_bulk_copies<Lag>(pipe, ring, dst, schedule, me, cache);
   }
 
   // The last bytes % 16 bytes are below the bulk engine's granule: plain loads and stores.
+  const std::size_t bulk_bytes = schedule.space().elements.x;
   if (blockIdx.x == 0 && threadIdx.x < bytes - bulk_bytes) {
     dst[bulk_bytes + threadIdx.x] = src[bulk_bytes + threadIdx.x];
   }
@@ -195,60 +169,48 @@ __device__ __forceinline__ void stream_copy_body(std::byte* dst, const std::byte
 
 // The untraced kernel has no tracer in its name or parameters (ptxas's register allocation can
 // depend on a kernel's mangled name: see gemm_kernel.cuh); the traced one is a kernel of its own.
-template <int Stages, int Lag>
+template <int Stages, int Lag, int Warps>
 __global__ void stream_copy_kernel(std::byte* dst, const std::byte* src, std::size_t bytes,
-                                   std::uint32_t tile_bytes, std::uint32_t consumer_warps,
-                                   bool threads_store, bool evict_first) {
-  stream_copy_body<Stages, Lag, NoTrace>(dst, src, bytes, tile_bytes, consumer_warps,
-                                         threads_store, evict_first);
+                                   Schedule schedule, bool threads_store, bool evict_first) {
+  stream_copy_body<Stages, Lag, Warps, NoTrace>(dst, src, bytes, schedule, threads_store, evict_first);
 }
-template <int Stages, int Lag>
+template <int Stages, int Lag, int Warps>
 __global__ void traced_stream_copy_kernel(std::byte* dst, const std::byte* src, std::size_t bytes,
-                                          std::uint32_t tile_bytes, std::uint32_t consumer_warps,
-                                          bool threads_store, bool evict_first, TraceTarget trace) {
-  stream_copy_body<Stages, Lag, SliceTrace>(dst, src, bytes, tile_bytes, consumer_warps,
-                                            threads_store, evict_first, trace);
+                                          Schedule schedule, bool threads_store, bool evict_first,
+                                          TraceTarget trace) {
+  stream_copy_body<Stages, Lag, Warps, SliceTrace>(dst, src, bytes, schedule, threads_store,
+                                                   evict_first, trace);
 }
-template <int Stages, int Lag, class Tracer>
+template <int Stages, int Lag, int Warps, class Tracer>
 constexpr auto kernel_for() {
   if constexpr (Tracer::enabled) {
-    return traced_stream_copy_kernel<Stages, Lag>;
+    return traced_stream_copy_kernel<Stages, Lag, Warps>;
   } else {
-    return stream_copy_kernel<Stages, Lag>;
+    return stream_copy_kernel<Stages, Lag, Warps>;
   }
 }
 
-template <int Stages, int Lag, class Tracer, class... Target>
-cudaError_t launch(void* dst, const void* src, std::size_t bytes, const StreamCopyConfig& config,
-                   cudaStream_t stream, Target... trace) {
-  const auto kernel = kernel_for<Stages, Lag, Tracer>();
-  const std::size_t smem = barrier_bytes<Stages> + std::size_t{config.tile_bytes} * Stages;
-  const int threads = 32 * (1 + config.consumer_warps);
-  cudaError_t status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(smem));
-  if (status != cudaSuccess) return status;
-  int device = 0, sms = 0, resident = 0;
-  if ((status = cudaGetDevice(&device)) != cudaSuccess) return status;
-  if ((status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
-    return status;
-  if ((status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, smem)) !=
-      cudaSuccess)
-    return status;
-  if (resident == 0) return cudaErrorInvalidConfiguration;
-  const int per_sm = config.blocks_per_sm == 0 || config.blocks_per_sm > resident
-                         ? resident
-                         : config.blocks_per_sm;
-  const std::size_t tiles = (bytes + config.tile_bytes - 1) / config.tile_bytes;
-  std::size_t blocks = config.tiles_per_block > 0
-                           ? (tiles + config.tiles_per_block - 1) / config.tiles_per_block
-                           : static_cast<std::size_t>(sms) * per_sm;
-  if (blocks > tiles) blocks = tiles == 0 ? 1 : tiles;
-  if (blocks > 0x7fffffff) return cudaErrorInvalidValue;  // gridDim.x; needs tiles_per_block > 0
-  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
-      static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, config.tile_bytes,
-      static_cast<std::uint32_t>(config.consumer_warps), config.store == StoreEngine::threads,
-      config.evict_first, trace...);
-  return cudaGetLastError();
+// A persistent grid (tiles_per_block 0: at most blocks_per_sm CTAs an SM, 0 for as many as
+// fit), or short-lived blocks, one per tiles_per_block tiles; either walks every tile.
+template <int Stages, int Lag, int Warps, class Tracer, class... Target>
+cudaError_t launch_copy(void* dst, const void* src, std::size_t bytes, const StreamCopyConfig& config,
+                        cudaStream_t stream, Target... trace) {
+  using Ring = ByteRing<ProducerConsumerPipeline<Stages, NvidiaMbarBackend<Stages>, Tracer>>;
+  const Schedule schedule(TileSpace{{bytes & ~std::size_t{15}, 1, 1}, {config.tile_bytes, 1, 1}});
+  if (!Schedule::fits(schedule.space())) return cudaErrorInvalidValue;
+  const std::uint64_t tiles = schedule.count();
+  const bool persistent = config.tiles_per_block == 0;
+  // At least one CTA: block 0 also copies the bytes past the last 16-byte granule.
+  const std::uint64_t items =
+      tiles == 0 ? 1 : persistent ? tiles : (tiles + config.tiles_per_block - 1) / config.tiles_per_block;
+  return launch(kernel_for<Stages, Lag, Warps, Tracer>(),
+                {.threads = Roles<Warps>::threads, .shared_bytes = Ring::launch_bytes(config.tile_bytes),
+                 .items = items,
+                 .grid = persistent ? GridKind::persistent : GridKind::one_per_item,
+                 .ctas_per_sm = static_cast<unsigned>(config.blocks_per_sm), .stream = stream},
+                static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, schedule,
+                config.store == StoreEngine::threads, config.evict_first, trace...)
+      .status;
 }
 
 // Checks the configuration, then launches with the given tracer (and its target, if any).
@@ -270,12 +232,20 @@ cudaError_t checked_launch(void* dst, const void* src, std::size_t bytes, const 
   if (config.store_lag < 0 || config.store_lag > 2 || config.store_lag >= config.stages)
     return reject("store_lag must be 0, 1 or 2, and less than stages");
   if (bytes == 0) return cudaSuccess;
+  const auto with_warps = [&]<int Stages, int Lag>() {
+    switch (config.consumer_warps) {
+      case 1: return launch_copy<Stages, Lag, 1, Tracer>(dst, src, bytes, config, stream, trace...);
+      case 2: return launch_copy<Stages, Lag, 2, Tracer>(dst, src, bytes, config, stream, trace...);
+      case 4: return launch_copy<Stages, Lag, 4, Tracer>(dst, src, bytes, config, stream, trace...);
+      default: return launch_copy<Stages, Lag, 8, Tracer>(dst, src, bytes, config, stream, trace...);
+    }
+  };
   const auto with_lag = [&]<int Stages>() {
     switch (config.store_lag) {
-      case 0: return launch<Stages, 0, Tracer>(dst, src, bytes, config, stream, trace...);
-      case 1: if constexpr (Stages > 1) return launch<Stages, 1, Tracer>(dst, src, bytes, config, stream, trace...);
+      case 0: return with_warps.template operator()<Stages, 0>();
+      case 1: if constexpr (Stages > 1) return with_warps.template operator()<Stages, 1>();
               break;
-      case 2: if constexpr (Stages > 2) return launch<Stages, 2, Tracer>(dst, src, bytes, config, stream, trace...);
+      case 2: if constexpr (Stages > 2) return with_warps.template operator()<Stages, 2>();
               break;
     }
     return cudaErrorInvalidValue;  // excluded by the checks above

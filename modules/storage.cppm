@@ -172,4 +172,57 @@ struct PipelineStorage {
   }
 };
 
+// A pipeline's memory when the slot size is chosen at launch time (a copy kernel's tile
+// bytes), so no tile type can name it: the barriers, then NumStages slots of slot_bytes each,
+// every slot 128-byte aligned (as bulk copies and TMA want). Size the launch with
+// launch_bytes(slot_bytes); place it in the kernel's dynamic shared memory with place(raw,
+// slot_bytes): slot accesses stay in the shared window (pointer arithmetic from the extern
+// array, never through an integer).
+//
+//   using Ring = linpipe::ByteRing<Pipeline>;
+//   const Ring ring = Ring::place(smem, tile_bytes);      // launched with Ring::launch_bytes()
+//   Pipeline pipe(ring.barriers());
+//   bulk_load(ring.slot(stage), from, bytes, stage.mbar().address());
+template <class Pipeline>
+class ByteRing {
+ public:
+  using Barriers = typename Pipeline::Barriers;
+  static constexpr int num_stages = Pipeline::num_stages;
+  static constexpr std::size_t slot_alignment = 128;
+  // The barriers' area, whole 128-byte lines so the slots after it stay aligned.
+  static constexpr std::size_t barrier_bytes =
+      (sizeof(Barriers) + slot_alignment - 1) / slot_alignment * slot_alignment;
+
+  // Dynamic shared memory for slots of `slot_bytes` (a multiple of 16): the barriers, the
+  // slots, and slack to align them (the array is only guaranteed 16-byte alignment).
+  LINPIPE_HOST_DEVICE static constexpr std::size_t launch_bytes(std::uint32_t slot_bytes) {
+    return slot_alignment - 16 + barrier_bytes + std::size_t{aligned(slot_bytes)} * num_stages;
+  }
+
+  LINPIPE_HOST_DEVICE static ByteRing place(std::byte* raw, std::uint32_t slot_bytes) {
+    std::byte* base = &detail::place_aligned<Line>(raw).bytes[0];
+    return ByteRing(base, aligned(slot_bytes));
+  }
+
+  LINPIPE_HOST_DEVICE Barriers& barriers() const { return *reinterpret_cast<Barriers*>(base_); }
+  // The slot a live stage owns. -Wconsumed flags a call with a stage already released.
+  template <detail::SlotOwner Stage>
+  [[clang::annotate("linpipe::slot")]]
+  LINPIPE_HOST_DEVICE std::byte* slot(const Stage& stage [[clang::param_typestate(unconsumed)]]) const {
+    return base_ + barrier_bytes + stage.index() * stride_;
+  }
+
+ private:
+  struct alignas(slot_alignment) Line {
+    std::byte bytes[slot_alignment];
+  };
+  LINPIPE_HOST_DEVICE static constexpr std::uint32_t aligned(std::uint32_t bytes) {
+    return (bytes + slot_alignment - 1) / slot_alignment * slot_alignment;
+  }
+  LINPIPE_HOST_DEVICE ByteRing(std::byte* base, std::uint32_t stride) : base_(base), stride_(stride) {}
+
+  std::byte* base_;
+  std::uint32_t stride_;
+};
+
 }  // namespace linpipe

@@ -6,6 +6,7 @@ import linpipe;
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -78,6 +79,53 @@ TEST(PipelineStorage, StagesIndexTheirOwnSlots) {
     }
   }
   for (auto& signal : storage.barriers) std::destroy_at(&signal);
+}
+
+// A ring whose slot size is chosen at launch time: from any 16-byte-aligned start, the
+// barriers come first, then NumStages 128-byte-aligned slots of at least the asked size, all
+// inside launch_bytes(); each stage writes and reads its own slot, over several laps.
+TEST(ByteRing, SlotsSizedAtLaunchTimeStayInsideLaunchBytes) {
+  using Ring = linpipe::ByteRing<Pipeline>;
+  for (const std::uint32_t slot_bytes : {16u, 1000u * 16, 48u * 1024}) {
+    const std::size_t bytes = Ring::launch_bytes(slot_bytes);
+    auto buffer = std::make_unique<std::byte[]>(bytes + 2 * Ring::slot_alignment);
+    std::byte* line = buffer.get() + (Ring::slot_alignment -
+                                      reinterpret_cast<std::uintptr_t>(buffer.get()) % Ring::slot_alignment);
+    for (std::size_t shift = 0; shift < Ring::slot_alignment; shift += 16) {
+      SCOPED_TRACE(::testing::Message() << "slot bytes " << slot_bytes << " shift " << shift);
+      std::byte* raw = line + shift;
+      const Ring ring = Ring::place(raw, slot_bytes);
+      auto& barriers = ring.barriers();
+      EXPECT_GE(reinterpret_cast<std::byte*>(&barriers), raw);
+      for (auto& signal : barriers) std::construct_at(&signal);
+      Pipeline(barriers).init_mbars(1, 1);
+      Pipeline producer(barriers, "byte ring");
+      Pipeline consumer(barriers, "byte ring");
+      std::vector<std::byte*> slots;
+      for (int lap = 0; lap < 2; ++lap) {
+        for (int i = 0; i < stages; ++i) {
+          auto stage = producer.acquire_producer();
+          std::byte* slot = ring.slot(stage);
+          EXPECT_EQ(reinterpret_cast<std::uintptr_t>(slot) % Ring::slot_alignment, 0u);
+          EXPECT_GE(slot, reinterpret_cast<std::byte*>(&barriers + 1)) << "slots follow the barriers";
+          EXPECT_LE(slot + slot_bytes, raw + bytes);
+          if (lap == 0) slots.push_back(slot);
+          std::memset(slot, lap * stages + i, slot_bytes);
+          stage.mbar().arrive();
+          stage.release();
+        }
+        for (int i = 0; i < stages; ++i) {
+          auto stage = consumer.acquire_consumer();
+          const std::byte* slot = ring.slot(stage);
+          EXPECT_EQ(slot, slots[static_cast<std::size_t>(i)]);
+          EXPECT_EQ(slot[0], std::byte(lap * stages + i));
+          EXPECT_EQ(slot[slot_bytes - 1], std::byte(lap * stages + i)) << "no slot overlaps the next";
+          stage.release();
+        }
+      }
+      for (auto& signal : barriers) std::destroy_at(&signal);
+    }
+  }
 }
 
 // Several tile types: one ring each, in the order given, then the barriers; a stage's slot in
