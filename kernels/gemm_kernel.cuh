@@ -220,7 +220,13 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
                                           int group_rows, bool warpgroup_release,
                                           const Target&... trace) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
-  SharedMemory& shared = Plan::place(smem_raw);
+  // Placed by rounding the generic address, not by Plan::place(): with place() (the layout at
+  // constant offsets from smem_raw) ptxas schedules the epilogue's conversions after its
+  // read-wait and the kernel ran 5-7% slower on the H100 and H200 (docs/benchmarks.md,
+  // 2026-12-05, fifth session). Plan::launch_bytes() still sizes and checks the layout.
+  SharedMemory& shared = *reinterpret_cast<SharedMemory*>(
+      (reinterpret_cast<std::uintptr_t>(smem_raw) + alignof(SharedMemory) - 1) &
+      ~std::uintptr_t{alignof(SharedMemory) - 1});
   Storage& storage = shared.pipeline;
 
   const Roles me = Roles::this_thread();

@@ -93,6 +93,8 @@ const char* rejected(const void* a, const void* b, const void* c, int m, int n, 
     return "A, B and C must be 16-byte aligned (the tensor copy engine's granule)";
   if (config.group_rows < 1 || config.group_rows > 256)
     return "group_rows must be 1..256 (tile rows the scheduler walks together)";
+  if (static_cast<std::uint64_t>(m / gemm_tile_m) * static_cast<std::uint64_t>(n / gemm_tile_n) > 0x7fffffffu)
+    return "M / 128 x N / 256 output tiles must be fewer than 2^31 (the schedule numbers them in 32 bits)";
   return nullptr;
 }
 
