@@ -1,0 +1,190 @@
+// The consumer warpgroups' two schedules (each step in turn, or the softmax overlapped with
+// the tensor cores), with optional ping-pong turns between the two warpgroups.
+// Part of attention.cu's kernel (see there); included in order, after `import linpipe;`.
+#pragma once
+
+namespace linpipe::kernels {
+namespace {
+
+// The two consumer warpgroups taking turns to issue their wgmma batches (FlashAttention 3's
+// ping-pong): 0, then 1, then 0 again, so the tensor cores run one warpgroup's products while
+// the other computes its softmax rather than interleaving both. A turn is a named barrier of
+// both warpgroups (256 threads): the waiting warpgroup syncs on its own barrier, the other
+// arrives at it once its batch is issued. Both take the same number of turns; warpgroup 1
+// opens warpgroup 0's first turn and passes none after its own last, so every barrier phase
+// completes before the CTA exits. Disabled, it is nothing: each warpgroup issues when ready.
+template <bool Enabled>
+class IssueTurns {
+ public:
+  __device__ IssueTurns(int warpgroup, int turns) : warpgroup_(warpgroup), left_(turns) {
+    if constexpr (Enabled) {
+      if (warpgroup_ == 1) ptx::barrier_arrive(barrier(0), consumer_threads);
+    }
+  }
+  // Before the wgmma.fence of this warpgroup's next batch.
+  __device__ void wait() {
+    if constexpr (Enabled) ptx::barrier_sync(barrier(warpgroup_), consumer_threads);
+  }
+  // Once the batch is committed: the other warpgroup may issue.
+  __device__ void pass() {
+    --left_;
+    if constexpr (Enabled) {
+      if (warpgroup_ == 0 || left_ > 0) ptx::barrier_arrive(barrier(1 - warpgroup_), consumer_threads);
+    }
+  }
+
+ private:
+  // Named barriers 1 and 2 (0 is __syncthreads()'s; nothing else here uses named barriers).
+  __device__ static std::uint32_t barrier(int warpgroup) { return 1u + static_cast<std::uint32_t>(warpgroup); }
+  int warpgroup_;
+  int left_;
+};
+static_assert(consumer_warpgroups == 2, "IssueTurns alternates between exactly two warpgroups");
+
+// What a consumer warpgroup works on: its rows of the CTA's query block and the tiles to read.
+struct ConsumerTask {
+  int head_row0;  // the head's first row in the flattened batch x heads x seq rows
+  int query0;     // the warpgroup's first query row within the head
+  int tiles;      // K/V tiles to read
+  int seq;
+  bool causal;
+  float scale_log2;
+  int warpgroup;
+};
+
+// One consumer warpgroup (all 128 threads), one step at a time: S = Q K^T, the softmax, then
+// O += P V, each waiting for the last (the reference schedule). Two turns a tile.
+template <int HeadDim, bool PingPong>
+__device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
+                                 SharedMemory<HeadDim>& shared, std::uint16_t* out, float* lse,
+                                 const ConsumerTask& task) {
+  const Fragment f(static_cast<int>(threadIdx.x % 128));
+  float o[HeadDim / 2];
+#pragma unroll
+  for (float& x : o) x = 0.0f;
+  RowStats stats;
+  IssueTurns<PingPong> turns(task.warpgroup, 2 * task.tiles);
+
+  auto q = q_pipe.acquire_consumer();  // held until every tile is done
+  const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
+  for (int j = 0; j < task.tiles; ++j) {
+    float s[64];
+    auto k = k_pipe.acquire_consumer();
+    const std::uint64_t k_desc = k_descriptor(shared.k[k]);
+    turns.wait();
+    ptx::wgmma_fence();
+    score_tile<HeadDim>(s, q_desc, k_desc);
+    ptx::wgmma_commit_group();
+    turns.pass();
+    ptx::wgmma_wait_group<0>();
+    ptx::wgmma_fence_operands(s);  // S is read after the wait
+    k.release();
+
+    std::uint32_t p[32];
+    float rescale[2];
+    softmax_tile(s, rescale, stats, f, task.query0, j * block_kv, task.seq, task.causal, task.scale_log2);
+    pack_p(s, p);
+    rescale_rows(o, rescale);
+
+    auto v = v_pipe.acquire_consumer();
+    const std::uint64_t v_desc = v_descriptor(shared.v[v]);
+    ptx::wgmma_fence_operands(o);  // P and the rescaled O are written before the fence
+    ptx::wgmma_fence_operands(p);
+    turns.wait();
+    ptx::wgmma_fence();
+    accumulate_pv<HeadDim>(o, p, v_desc);
+    ptx::wgmma_commit_group();
+    turns.pass();
+    ptx::wgmma_wait_group<0>();
+    ptx::wgmma_fence_operands(o);  // O is read after the wait
+    v.release();
+  }
+  q.release();
+  store_rows<HeadDim>(o, stats, f, out, lse, task.head_row0, task.query0, task.seq);
+}
+
+// One consumer warpgroup, the softmax overlapped with the tensor cores: with P(j) ready, it
+// issues S(j+1) = Q K(j+1)^T and then O += P(j) V(j) as two wgmma groups, waits for the first
+// only, and computes P(j+1) in fp32 while the second runs; once that group has retired (it
+// reads P(j)'s registers and writes O), P(j+1) is packed to bf16 and O rescaled. A turn per
+// tile and one more (the last P V).
+template <int HeadDim, bool PingPong>
+__device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
+                                   SharedMemory<HeadDim>& shared, std::uint16_t* out, float* lse,
+                                   const ConsumerTask& task) {
+  const Fragment f(static_cast<int>(threadIdx.x % 128));
+  float o[HeadDim / 2];
+#pragma unroll
+  for (float& x : o) x = 0.0f;
+  RowStats stats;
+  std::uint32_t p[32];  // P of the tile whose V comes next
+  IssueTurns<PingPong> turns(task.warpgroup, task.tiles + 1);
+
+  auto q = q_pipe.acquire_consumer();  // held until every tile is done
+  const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
+  {
+    float s[64];
+    auto k = k_pipe.acquire_consumer();
+    const std::uint64_t k_desc = k_descriptor(shared.k[k]);
+    turns.wait();
+    ptx::wgmma_fence();
+    score_tile<HeadDim>(s, q_desc, k_desc);
+    ptx::wgmma_commit_group();
+    turns.pass();
+    ptx::wgmma_wait_group<0>();
+    ptx::wgmma_fence_operands(s);
+    k.release();
+    float rescale[2];  // O is still zero: nothing to rescale
+    softmax_tile(s, rescale, stats, f, task.query0, 0, task.seq, task.causal, task.scale_log2);
+    pack_p(s, p);
+  }
+  for (int j = 0; j + 1 < task.tiles; ++j) {
+    float s[64];
+    auto k = k_pipe.acquire_consumer();
+    auto v = v_pipe.acquire_consumer();
+    const std::uint64_t k_desc = k_descriptor(shared.k[k]);
+    const std::uint64_t v_desc = v_descriptor(shared.v[v]);
+    ptx::wgmma_fence_operands(o);  // P(j) and the rescaled O are written before the fence
+    ptx::wgmma_fence_operands(p);
+    turns.wait();
+    ptx::wgmma_fence();
+    score_tile<HeadDim>(s, q_desc, k_desc);
+    ptx::wgmma_commit_group();
+    accumulate_pv<HeadDim>(o, p, v_desc);
+    ptx::wgmma_commit_group();
+    turns.pass();
+    ptx::wgmma_wait_group<1>();  // S(j+1) has retired; O += P(j) V(j) may still run
+    ptx::wgmma_fence_operands(s);
+    k.release();
+    float rescale[2];
+    softmax_tile(s, rescale, stats, f, task.query0, (j + 1) * block_kv, task.seq, task.causal,
+                 task.scale_log2);
+    ptx::wgmma_wait_group<0>();  // P(j) V(j) has retired: O and p are free
+    ptx::wgmma_fence_operands(o);
+    ptx::wgmma_fence_operands(p);
+    v.release();
+    // Only now: P(j + 1) into the registers P(j)'s wgmma read (ptxas serialises the wgmma,
+    // C7513, if they are written while it may still run).
+    pack_p(s, p);
+    rescale_rows(o, rescale);
+  }
+  {
+    auto v = v_pipe.acquire_consumer();
+    const std::uint64_t v_desc = v_descriptor(shared.v[v]);
+    ptx::wgmma_fence_operands(o);
+    ptx::wgmma_fence_operands(p);
+    turns.wait();
+    ptx::wgmma_fence();
+    accumulate_pv<HeadDim>(o, p, v_desc);
+    ptx::wgmma_commit_group();
+    turns.pass();
+    ptx::wgmma_wait_group<0>();
+    ptx::wgmma_fence_operands(o);
+    v.release();
+  }
+  q.release();
+  store_rows<HeadDim>(o, stats, f, out, lse, task.head_row0, task.query0, task.seq);
+}
+
+}  // namespace
+}  // namespace linpipe::kernels

@@ -1,0 +1,50 @@
+// The producer: one lane loading Q, K and V tiles with TMA into their pipelines.
+// Part of attention.cu's kernel (see there); included in order, after `import linpipe;`.
+#pragma once
+
+namespace linpipe::kernels {
+namespace {
+
+// Loads one 128-row tile (rows `row` .. row + 127 of head `head`: rows past the sequence come
+// as zeros) box by box onto the stage's full barrier, which expects the whole tile.
+template <int HeadDim, class Stage>
+__device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, int head, const Stage& stage) {
+  const auto full = stage.mbar();
+  full.arrive_expect_tx(sizeof(Tile<HeadDim>));
+#pragma unroll
+  for (int b = 0; b < Tile<HeadDim>::boxes; ++b)
+    ptx::tma_load_3d(tile.box[b], map, b * box_cols, row, head, full.address());
+}
+
+// One lane, for each of the CTA's query blocks: Q once, then K and V tile by tile. Every stage
+// is released as soon as its loads are issued (the full barrier's expect-tx is the signal), so
+// the next block's loads start as soon as stages free up; drain() before exit.
+template <int HeadDim>
+__device__ void produce(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
+                        SharedMemory<HeadDim>& shared, const CUtensorMap* map_q,
+                        const CUtensorMap* map_k, const CUtensorMap* map_v, TileOrder order,
+                        int seq, bool causal) {
+  for (unsigned first = 0; first < order.count(); first += gridDim.x) {
+    const unsigned t = order.pick(first);
+    if (t >= order.count()) continue;  // the last round's short end
+    const int head = order.head(t), qb = order.query_block(t);
+    auto q = q_pipe.acquire_producer();
+    load_tile(shared.q[q], map_q, qb * block_q, head, q);
+    q.release();
+    const int tiles = kv_tiles(seq, qb, causal);
+    for (int j = 0; j < tiles; ++j) {
+      auto k = k_pipe.acquire_producer();
+      load_tile(shared.k[k], map_k, j * block_kv, head, k);
+      k.release();
+      auto v = v_pipe.acquire_producer();
+      load_tile(shared.v[v], map_v, j * block_kv, head, v);
+      v.release();
+    }
+  }
+  q_pipe.drain();
+  k_pipe.drain();
+  v_pipe.drain();
+}
+
+}  // namespace
+}  // namespace linpipe::kernels

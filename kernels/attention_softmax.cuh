@@ -1,0 +1,95 @@
+// The online softmax on a warpgroup's accumulator fragments: masking, the running row
+// statistics, rescaling the output rows, and P packed as wgmma's A operand.
+// Part of attention.cu's kernel (see there); included in order, after `import linpipe;`.
+#pragma once
+
+namespace linpipe::kernels {
+namespace {
+
+// This thread's place in an m64nNk16 accumulator of its warpgroup: rows row0 and row0 + 8
+// (relative to the warpgroup's 64), and for each 8-column group g the columns 8g + col0 and
+// 8g + col0 + 1; value 4g + 2h + c is (row0 + 8h, 8g + col0 + c).
+struct Fragment {
+  int row0;
+  int col0;
+  __device__ explicit Fragment(int t) : row0(16 * (t / 32) + (t % 32) / 4), col0(2 * (t % 4)) {}
+};
+
+// The running softmax statistics of the thread's two rows, base 2, scaled by the softmax
+// scale: max over the keys seen so far and this thread's share of the sum of exp2(x - max)
+// (the four threads of a row hold a quarter each until the end).
+struct RowStats {
+  float max[2] = {-__builtin_inff(), -__builtin_inff()};
+  float sum[2] = {0.0f, 0.0f};
+};
+
+__device__ inline float quad_max(float x) {
+  x = __builtin_fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return __builtin_fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ inline float quad_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// S (64 x 128 of this warpgroup) -> P, in place and in fp32: masks keys past the sequence
+// and, when causal, after the query (only in a tile that has such keys for one of the
+// warpgroup's rows: the others need no test); folds the tile into `stats`, whose maximum is
+// kept scaled (base 2). Returns in `rescale` what the output rows must be multiplied by (how
+// much each row's maximum grew), which rescale_rows applies once no wgmma writes them;
+// pack_p makes wgmma's A operand of P.
+__device__ __forceinline__ void softmax_tile(float (&s)[64], float (&rescale)[2], RowStats& stats,
+                                             const Fragment& f, int query0, int key0, int seq,
+                                             bool causal, float scale_log2) {
+  float tile_max[2] = {-__builtin_inff(), -__builtin_inff()};
+  const int last_key = key0 + block_kv - 1;
+  const bool masked = last_key >= seq || (causal && last_key > query0);  // warpgroup-uniform
+  if (masked) {
+#pragma unroll
+    for (int i = 0; i < 64; ++i) {
+      const int h = (i / 2) % 2;
+      const int key = key0 + 8 * (i / 4) + f.col0 + i % 2;
+      const int query = query0 + f.row0 + 8 * h;
+      const bool keep = key < seq && (!causal || key <= query);
+      s[i] = keep ? s[i] : -__builtin_inff();
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 64; ++i) tile_max[(i / 2) % 2] = __builtin_fmaxf(tile_max[(i / 2) % 2], s[i]);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    // The scale is positive: the maximum of the scaled scores is the scaled maximum.
+    const float grown = __builtin_fmaxf(stats.max[h], quad_max(tile_max[h]) * scale_log2);
+    // A row with no key yet (all masked so far) keeps max -inf: subtract 0 instead of inf.
+    const float base = grown == -__builtin_inff() ? 0.0f : grown;
+    rescale[h] = exp2f(stats.max[h] - base);
+    stats.max[h] = grown;
+    stats.sum[h] *= rescale[h];
+    tile_max[h] = base;
+  }
+#pragma unroll
+  for (int i = 0; i < 64; ++i) {
+    const int h = (i / 2) % 2;
+    s[i] = exp2f(__builtin_fmaf(s[i], scale_log2, -tile_max[h]));  // one FFMA and one EX2
+    stats.sum[h] += s[i];
+  }
+}
+
+// P (fp32, an m64n128 accumulator's layout) -> bf16 pairs as wgmma's register A operand: the
+// k16 chunk c of P (columns 16c..) is accumulator groups 2c and 2c + 1.
+__device__ __forceinline__ void pack_p(const float (&s)[64], std::uint32_t (&p)[32]) {
+#pragma unroll
+  for (int c = 0; c < 8; ++c) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) p[4 * c + r] = ptx::pack_bf16x2(s[8 * c + 2 * r], s[8 * c + 2 * r + 1]);
+  }
+}
+
+template <int OutRegs>
+__device__ __forceinline__ void rescale_rows(float (&o)[OutRegs], const float (&rescale)[2]) {
+#pragma unroll
+  for (int i = 0; i < OutRegs; ++i) o[i] *= rescale[(i / 2) % 2];
+}
+
+}  // namespace
+}  // namespace linpipe::kernels
