@@ -52,6 +52,45 @@ struct ConsumerTask {
   int warpgroup;
 };
 
+// S = Q K^T for the next K tile on its own: one wgmma group issued in this warpgroup's turn
+// and waited for, then the K stage released. Both schedules start with it.
+template <int HeadDim, bool PingPong>
+__device__ __forceinline__ void score_step(KvPipeline& k_pipe, SharedMemory<HeadDim>& shared,
+                                           std::uint64_t q_desc, IssueTurns<PingPong>& turns,
+                                           float (&s)[64]) {
+  auto k = k_pipe.acquire_consumer();
+  const std::uint64_t k_desc = k_descriptor(shared.k[k]);
+  turns.wait();
+  ptx::wgmma_fence();
+  score_tile<HeadDim>(s, q_desc, k_desc);
+  ptx::wgmma_commit_group();
+  turns.pass();
+  ptx::wgmma_wait_group<0>();
+  ptx::wgmma_fence_operands(s);  // S is read after the wait
+  k.release();
+}
+
+// O += P V for the next V tile on its own: P and the rescaled O are written before the fence,
+// one wgmma group issued in this warpgroup's turn and waited for, then the V stage released.
+// Both schedules end with it.
+template <int HeadDim, bool PingPong>
+__device__ __forceinline__ void pv_step(KvPipeline& v_pipe, SharedMemory<HeadDim>& shared,
+                                        float (&o)[HeadDim / 2], std::uint32_t (&p)[32],
+                                        IssueTurns<PingPong>& turns) {
+  auto v = v_pipe.acquire_consumer();
+  const std::uint64_t v_desc = v_descriptor(shared.v[v]);
+  ptx::wgmma_fence_operands(o);
+  ptx::wgmma_fence_operands(p);
+  turns.wait();
+  ptx::wgmma_fence();
+  accumulate_pv<HeadDim>(o, p, v_desc);
+  ptx::wgmma_commit_group();
+  turns.pass();
+  ptx::wgmma_wait_group<0>();
+  ptx::wgmma_fence_operands(o);  // O is read after the wait
+  v.release();
+}
+
 // One consumer warpgroup (all 128 threads), one step at a time: S = Q K^T, the softmax, then
 // O += P V, each waiting for the last (the reference schedule). Two turns a tile.
 template <int HeadDim, bool PingPong>
@@ -69,35 +108,13 @@ __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& 
   const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
   for (int j = 0; j < task.tiles; ++j) {
     float s[64];
-    auto k = k_pipe.acquire_consumer();
-    const std::uint64_t k_desc = k_descriptor(shared.k[k]);
-    turns.wait();
-    ptx::wgmma_fence();
-    score_tile<HeadDim>(s, q_desc, k_desc);
-    ptx::wgmma_commit_group();
-    turns.pass();
-    ptx::wgmma_wait_group<0>();
-    ptx::wgmma_fence_operands(s);  // S is read after the wait
-    k.release();
-
+    score_step<HeadDim>(k_pipe, shared, q_desc, turns, s);
     std::uint32_t p[32];
     float rescale[2];
     softmax_tile(s, rescale, stats, f, task.query0, j * block_kv, task.seq, task.causal, task.scale_log2);
     pack_p(s, p);
     rescale_rows(o, rescale);
-
-    auto v = v_pipe.acquire_consumer();
-    const std::uint64_t v_desc = v_descriptor(shared.v[v]);
-    ptx::wgmma_fence_operands(o);  // P and the rescaled O are written before the fence
-    ptx::wgmma_fence_operands(p);
-    turns.wait();
-    ptx::wgmma_fence();
-    accumulate_pv<HeadDim>(o, p, v_desc);
-    ptx::wgmma_commit_group();
-    turns.pass();
-    ptx::wgmma_wait_group<0>();
-    ptx::wgmma_fence_operands(o);  // O is read after the wait
-    v.release();
+    pv_step<HeadDim>(v_pipe, shared, o, p, turns);
   }
   q.release();
   store_rows<HeadDim>(o, stats, f, out, lse, task.head_row0, task.query0, task.seq);
@@ -124,16 +141,7 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
   const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
   {
     float s[64];
-    auto k = k_pipe.acquire_consumer();
-    const std::uint64_t k_desc = k_descriptor(shared.k[k]);
-    turns.wait();
-    ptx::wgmma_fence();
-    score_tile<HeadDim>(s, q_desc, k_desc);
-    ptx::wgmma_commit_group();
-    turns.pass();
-    ptx::wgmma_wait_group<0>();
-    ptx::wgmma_fence_operands(s);
-    k.release();
+    score_step<HeadDim>(k_pipe, shared, q_desc, turns, s);
     float rescale[2];  // O is still zero: nothing to rescale
     softmax_tile(s, rescale, stats, f, task.query0, 0, task.seq, task.causal, task.scale_log2);
     pack_p(s, p);
@@ -168,20 +176,7 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
     pack_p(s, p);
     rescale_rows(o, rescale);
   }
-  {
-    auto v = v_pipe.acquire_consumer();
-    const std::uint64_t v_desc = v_descriptor(shared.v[v]);
-    ptx::wgmma_fence_operands(o);
-    ptx::wgmma_fence_operands(p);
-    turns.wait();
-    ptx::wgmma_fence();
-    accumulate_pv<HeadDim>(o, p, v_desc);
-    ptx::wgmma_commit_group();
-    turns.pass();
-    ptx::wgmma_wait_group<0>();
-    ptx::wgmma_fence_operands(o);
-    v.release();
-  }
+  pv_step<HeadDim>(v_pipe, shared, o, p, turns);  // the last tile's P V
   q.release();
   store_rows<HeadDim>(o, stats, f, out, lse, task.head_row0, task.query0, task.seq);
 }
