@@ -56,12 +56,11 @@ __device__ Tracer role_tracer(const Target&... target) {
 // The epilogue's staging: a consumer warpgroup writes half of its 64 x 256 result at a time
 // into two 64 x 64 boxes here (128B-swizzled, as the C tensor map stores them); one TMA store
 // per box moves them to C while the warpgroup goes on to its next tile's MMAs.
-constexpr int store_box_cols = 64;  // 128 bytes of bf16: the swizzle span
-static_assert(store_box_cols == gemm_c_box_cols && 64 == gemm_c_box_rows,
-              "gemm_kernels.h: C's tensor map boxes are the epilogue's staging boxes");
+constexpr int store_box_cols = gemm_c_box_cols;  // as C's tensor map stores them
 constexpr int store_boxes = block_n / 2 / store_box_cols;
+static_assert(gemm_c_box_rows == 64, "a staging box holds one consumer warpgroup's 64 rows");
 struct StoreBox {
-  alignas(1024) std::uint16_t elems[64 * store_box_cols];
+  alignas(1024) std::uint16_t elems[gemm_c_box_rows * store_box_cols];
 };
 struct SharedMemory {
   Storage pipeline;

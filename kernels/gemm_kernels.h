@@ -7,6 +7,8 @@
 
 #include <cstddef>
 
+#include "gemm.h"
+
 namespace linpipe::kernels {
 
 // Where a traced launch records (a kernel parameter of the traced kernels only).
@@ -26,10 +28,11 @@ GemmKernel gemm_kernel_for_cluster(int cluster_m);
 TracedGemmKernel traced_gemm_kernel_for_cluster(int cluster_m);
 
 // Every GEMM kernel's block and dynamic shared memory (its SharedPlan's launch_bytes()).
-inline constexpr unsigned gemm_threads = 384;
+inline constexpr unsigned gemm_threads = 32 * gemm_warps_per_cta;
 std::size_t gemm_shared_bytes();
 
-// C is stored in boxes of this many rows and columns (the epilogue's staging boxes).
+// C is stored in boxes of this many rows and columns: the epilogue's staging boxes, one
+// consumer warpgroup's rows by one 128-byte swizzle span of bf16.
 inline constexpr int gemm_c_box_rows = 64;
 inline constexpr int gemm_c_box_cols = 64;
 
