@@ -90,9 +90,10 @@ __device__ Schedule::Items cluster_items(const Schedule& schedule) {
 // completing on the same stage's full barrier in each; the full barrier expects the whole
 // stage (its own A, every CTA's share of B).
 template <int Cluster, class Pipe>
-__device__ void produce(Pipe& pipe, Storage& storage, const CUtensorMap* map_a,
-                        const CUtensorMap* map_b, const Schedule& schedule, int k_tiles,
-                        std::uint32_t rank) {
+__device__ __forceinline__ void produce(Pipe& pipe, Storage& storage,
+                                        const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                        const Schedule& schedule, int k_tiles,
+                                        std::uint32_t rank) {
   constexpr int b_rows = block_n / Cluster;
   for (const WorkItem tile : cluster_items<Cluster>(schedule)) {
     const int tn = static_cast<int>(tile.tile_x);
@@ -171,9 +172,10 @@ __device__ std::uint32_t signalling_warps(bool warpgroup_release) {
 // until the wgmma group reading it has retired: wgmma.wait_group<1> after issuing group k says
 // group k-1 is done, so a one-deep StageLag releases stage k-1 as stage k goes in.
 template <int Cluster, class Pipe>
-__device__ void consume(Pipe& pipe, SharedMemory& shared, const CUtensorMap* map_c,
-                        const Schedule& schedule, int k_tiles, const Roles& me,
-                        std::uint32_t rank, bool warpgroup_release) {
+__device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared,
+                                        const CUtensorMap* map_c, const Schedule& schedule,
+                                        int k_tiles, const Roles& me, std::uint32_t rank,
+                                        bool warpgroup_release) {
   Storage& storage = shared.pipeline;
   const int warpgroup = static_cast<int>(me.consumer());
   const ReleaseToCluster<Cluster> release{me.lane(),
@@ -219,13 +221,7 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
                                           int group_rows, bool warpgroup_release,
                                           const Target&... trace) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
-  // Placed by rounding the generic address, not by Plan::place(): with place() (the layout at
-  // constant offsets from smem_raw) ptxas schedules the epilogue's conversions after its
-  // read-wait and the kernel ran 5-7% slower on the H100 and H200 (docs/benchmarks.md,
-  // 2026-12-05, fifth session). Plan::launch_bytes() still sizes and checks the layout.
-  SharedMemory& shared = *reinterpret_cast<SharedMemory*>(
-      (reinterpret_cast<std::uintptr_t>(smem_raw) + alignof(SharedMemory) - 1) &
-      ~std::uintptr_t{alignof(SharedMemory) - 1});
+  SharedMemory& shared = Plan::place(smem_raw);
   Storage& storage = shared.pipeline;
 
   const Roles me = Roles::this_thread();

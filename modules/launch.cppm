@@ -48,6 +48,8 @@ struct LaunchOptions {
   std::uint64_t items = 0;           // work items (WorkSchedule::count())
   GridKind grid = GridKind::one_per_item;
   unsigned ctas_per_sm = 0;          // persistent: at most this many per SM (0: as many as fit)
+  unsigned max_ctas = 0;             // persistent: at most this many CTAs in all (0: no cap),
+                                     // leaving SMs to concurrent work; whole clusters
   unsigned cluster = 1;              // CTAs per cluster (along x)
   cudaStream_t stream = nullptr;
 };
@@ -266,6 +268,10 @@ inline LaunchResult grid_for(const void* kernel, const LaunchOptions& how) {
     }
     if (how.ctas_per_sm != 0) {
       const std::uint64_t cap = static_cast<std::uint64_t>(sms) * how.ctas_per_sm / cluster * cluster;
+      if (cap < resident) resident = cap;
+    }
+    if (how.max_ctas != 0) {
+      const std::uint64_t cap = how.max_ctas >= cluster ? how.max_ctas / cluster * cluster : cluster;
       if (cap < resident) resident = cap;
     }
     if (resident < ctas) ctas = resident;

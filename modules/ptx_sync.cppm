@@ -36,6 +36,16 @@ LINPIPE_DEVICE inline bool elect_one_sync(std::uint32_t member_mask = 0xffffffff
   return leader != 0;
 }
 
+// No instruction: `value` unchanged, but the compiler can no longer hoist what is computed from
+// it out of the enclosing loop. For per-thread addresses that cost an instruction or two to
+// compute where they are used and registers across the whole loop if hoisted: an epilogue's
+// swizzled staging addresses, hoisted out of a persistent kernel's tile loop, held 16
+// registers through the mainloop and made ptxas spill.
+LINPIPE_DEVICE inline std::uint32_t recompute_here(std::uint32_t value) {
+  asm volatile("" : "+r"(value));
+  return value;
+}
+
 // Named barriers 1..15 a kernel may use; 0 is __syncthreads()'s.
 inline constexpr std::uint32_t max_named_barrier = 15;
 

@@ -97,6 +97,24 @@ LINPIPE_DEVICE inline void tma_store_2d(const void* tensor_map, std::int32_t c0,
 #endif
 }
 
+// cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [tensor_map, {c0, c1, c2}], [src];
+// PTX ISA 8.0, SM_90. As tma_store_2d through a 3-D map: the box to column c0, row c1 of plane
+// c2. Rows of the box past the plane's last row are not written (a tile's tail never lands in
+// the next plane), so a ragged tile needs no masking.
+[[clang::annotate("linpipe::async_proxy_read")]]
+LINPIPE_DEVICE inline void tma_store_3d(const void* tensor_map, std::int32_t c0, std::int32_t c1,
+                                        std::int32_t c2, const void* src_shared) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];"
+      ::"l"(reinterpret_cast<std::uint64_t>(tensor_map)), "r"(c0), "r"(c1), "r"(c2),
+      "r"(shared_address(src_shared))
+      : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_tensor_is_not_supported_before_SM_90();
+#endif
+}
+
 // prefetch.tensormap [tensor_map];
 // PTX ISA 8.0, SM_90. Brings the tensor map into the descriptor cache ahead of its first use.
 LINPIPE_DEVICE inline void prefetch_tensormap(const void* tensor_map) {

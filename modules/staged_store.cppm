@@ -10,8 +10,8 @@
 //  2. every writing thread makes its ordinary stores visible to the async proxy
 //     (fence.proxy.async.shared::cta);
 //  3. the consumer syncs, so the issuing thread sees every thread's fence;
-//  4. one elected thread of the consumer's first warp issues the store(s); every thread
-//     commits a bulk group (empty but in the issuer);
+//  4. the consumer's first thread issues the store(s); every thread commits a bulk group
+//     (empty but in the issuer);
 //  5. before the block exits, every store has completed (wait_group 0, every thread).
 // begin() is step 1, store(issue) steps 2-4, finish() step 5. The consumer's barrier is
 // WarpRoles::sync_consumer<FirstBarrier>() (named barrier FirstBarrier + consumer()), so the
@@ -29,7 +29,6 @@ module;
 export module linpipe:staged_store;
 #if defined(__CUDA__)
 import :ptx_bulk_copy;
-import :ptx_sync;
 
 export namespace linpipe {
 
@@ -49,11 +48,15 @@ class StagedStore {
 
   // Steps 2-4: the consumer has written the buffer; `issue()` runs on one thread and issues
   // the stores that read it, as one bulk group. Every thread of the consumer.
+  // The issuer is a fixed thread, not elect.sync's pick: with an elect.sync inside a persistent
+  // kernel's tile loop, ptxas kept the loop's pipeline state in ordinary registers and moved
+  // the wgmma descriptors built from it to uniform registers before every wgmma (R2UR: 31 ->
+  // 68 in attention's overlapped kernel, up to 17% slower; docs/benchmarks.md).
   template <class Issue>
   LINPIPE_DEVICE void store(Issue&& issue) const {
     ptx::fence_proxy_async_shared_cta();
     me_.template sync_consumer<FirstBarrier>();
-    if (me_.warp_in_consumer() == 0 && ptx::elect_one_sync()) issue();
+    if (me_.thread_in_consumer() == 0) issue();
     ptx::cp_async_bulk_commit_group();
   }
 

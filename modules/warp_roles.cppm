@@ -130,10 +130,13 @@ class WarpRoles {
   // setmaxnreg only where the code after it fits the new budget: a budget set before the
   // branch is followed by both roles' code, and ptxas ignores the producer's drop (C7507).
   // Every thread of the block calls it once. Needs warpgroup-aligned roles, and the kernel's
-  // register cap at entry (__launch_bounds__(Roles::threads, 1)).
+  // register cap at entry (__launch_bounds__(Roles::threads, 1)). Both roles are inlined into
+  // the kernel: a role left as a call would make ptxas serialise its wgmma (C7510) and pass
+  // its accumulators through local memory.
   template <std::uint32_t ProducerRegisters, std::uint32_t ConsumerRegisters, class Producer,
             class Consumer>
-  LINPIPE_DEVICE void run_with_register_budget(Producer&& producer, Consumer&& consumer) const {
+  LINPIPE_DEVICE LINPIPE_ALWAYS_INLINE void run_with_register_budget(Producer&& producer,
+                                                                     Consumer&& consumer) const {
     static_assert(warpgroup_aligned,
                   "linpipe::WarpRoles::run_with_register_budget: setmaxnreg acts on whole "
                   "warpgroups, so each role must be a multiple of 4 warps: use WarpRoles<4, "
@@ -145,10 +148,10 @@ class WarpRoles {
                   "registers for this block: lower ConsumerRegisters or ProducerRegisters");
     if (is_producer()) {
       ptx::setmaxnreg_dec<ProducerRegisters>();
-      producer();
+      [[clang::always_inline]] producer();
     } else {
       ptx::setmaxnreg_inc<ConsumerRegisters>();
-      consumer();
+      [[clang::always_inline]] consumer();
     }
   }
 #endif

@@ -127,16 +127,27 @@ struct GroupedRowsOrder {
 };
 
 // The tiles of the largest x first (for work that grows with x, such as a causal attention's
-// query blocks), then y, then z: the longest tiles start first and the short ones fill the
-// gaps at the end of a persistent walk.
+// query blocks): the longest tiles start first and the short ones fill the gaps at the end of
+// a walk. Across the whole space (every row's last x, then every row's second last, ...), which
+// evens out a persistent walk's CTAs; or `row_by_row` (row y of plane z, largest x first, then
+// the next row), which keeps the rows in flight at once few (a row's operands stay in L2)
+// where the hardware evens out a one-shot grid itself.
 struct LongestFirstOrder {
-  LINPIPE_HOST_DEVICE static constexpr void tile_at(const TileCounts& t, std::uint32_t p,
-                                                    std::uint32_t& x, std::uint32_t& y,
-                                                    std::uint32_t& z) {
-    const std::uint32_t per_x = t.y * t.z;
-    x = t.x - 1 - p / per_x;
-    y = p % per_x % t.y;
-    z = p % per_x / t.y;
+  bool row_by_row = false;
+  LINPIPE_HOST_DEVICE constexpr void tile_at(const TileCounts& t, std::uint32_t p,
+                                             std::uint32_t& x, std::uint32_t& y,
+                                             std::uint32_t& z) const {
+    if (row_by_row) {
+      const std::uint32_t row = p / t.x;
+      x = t.x - 1 - p % t.x;
+      y = row % t.y;
+      z = row / t.y;
+    } else {
+      const std::uint32_t per_x = t.y * t.z;
+      x = t.x - 1 - p / per_x;
+      y = p % per_x % t.y;
+      z = p % per_x / t.y;
+    }
   }
 };
 

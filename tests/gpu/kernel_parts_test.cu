@@ -208,6 +208,27 @@ TEST(KernelParts, PersistentClusterGridIsWhatFitsAtOnce) {
   }
 }
 
+// max_ctas caps a persistent grid below what fits (SMs left to concurrent work), in whole
+// clusters, and never raises it above what fits.
+TEST(KernelParts, PersistentGridStopsAtMaxCtas) {
+  LINPIPE_REQUIRE_GPU();
+  constexpr unsigned threads = 128, bytes = 150 * 1024;  // one CTA an SM
+  int sms = 0;
+  LINPIPE_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const auto grid = [&](unsigned max_ctas, unsigned cluster) {
+    const linpipe::LaunchResult r = linpipe::launch_grid(
+        mark_ctas, {.threads = threads, .shared_bytes = bytes, .items = 1u << 20,
+                    .grid = linpipe::GridKind::persistent, .max_ctas = max_ctas, .cluster = cluster});
+    EXPECT_TRUE(r) << r.why;
+    return r.grid;
+  };
+  EXPECT_EQ(grid(7, 1), 7u);
+  EXPECT_EQ(grid(7, 2), 6u) << "a cap is rounded down to whole clusters";
+  EXPECT_EQ(grid(1, 2), 2u) << "a cap below one cluster still launches one";
+  EXPECT_EQ(grid(100000, 1), static_cast<unsigned>(sms)) << "a cap above what fits changes nothing";
+  EXPECT_EQ(grid(0, 1), static_cast<unsigned>(sms)) << "0 is no cap";
+}
+
 // The shared-memory opt-in is remembered per kernel, and raised, never lowered, by later
 // launches: a smaller launch between two larger ones leaves the larger one launchable.
 TEST(KernelParts, SharedMemoryOptInFollowsTheLargestLaunch) {

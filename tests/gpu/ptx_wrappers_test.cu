@@ -458,6 +458,34 @@ TEST(TensorMap, A3dBoxStopsAtTheEndOfItsPlane) {
   EXPECT_EQ(leaked, 0) << "rows past the plane's end are not zeros (the next plane's rows leaked in?)";
 }
 
+// What a TMA store of the box (values 1..N, row-major) to (col0, row0) of plane `plane` left in
+// a tensor of `planes` x `rows` x map_cols poisoned with 0xA5A5: the box's elements that differ
+// from what was stored, and the elements outside the box (or past its plane's end) written.
+struct StoredBox {
+  int wrong_inside = 0;
+  int touched_outside = 0;
+};
+StoredBox check_stored_box(const std::vector<std::uint16_t>& got, int planes, int rows, int plane,
+                           int row0, int col0) {
+  constexpr std::uint16_t poison = 0xA5A5;
+  StoredBox result;
+  for (int p = 0; p < planes; ++p) {
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < map_cols; ++c) {
+        const bool inside = p == plane && r >= row0 && r < row0 + box_rows && c >= col0 &&
+                            c < col0 + box_cols;
+        const std::uint16_t value = got[(static_cast<std::size_t>(p) * rows + r) * map_cols + c];
+        if (inside) {
+          result.wrong_inside += value != (r - row0) * box_cols + (c - col0) + 1;
+        } else {
+          result.touched_outside += value != poison;
+        }
+      }
+    }
+  }
+  return result;
+}
+
 // One TMA store of a box written in shared memory (values 1..N) to (col0, row0) of the map.
 __global__ void store_box(const __grid_constant__ CUtensorMap map, int col0, int row0) {
   __shared__ __align__(128) std::uint16_t box[box_rows * box_cols];
@@ -474,7 +502,6 @@ __global__ void store_box(const __grid_constant__ CUtensorMap map, int col0, int
 
 TEST(TensorMap, TmaStoreWritesExactlyTheBoxItDescribes) {
   LINPIPE_REQUIRE_GPU();
-  constexpr std::uint16_t poison = 0xA5A5;
   std::uint16_t* tensor = nullptr;
   LINPIPE_CUDA_OK(cudaMalloc(&tensor, map_rows * map_cols * sizeof(std::uint16_t)));
   LINPIPE_CUDA_OK(cudaMemset(tensor, 0xA5, map_rows * map_cols * sizeof(std::uint16_t)));
@@ -496,20 +523,57 @@ TEST(TensorMap, TmaStoreWritesExactlyTheBoxItDescribes) {
   const auto got = to_host(tensor, map_rows * map_cols);
   LINPIPE_CUDA_OK(cudaFree(tensor));
   ASSERT_EQ(got.size(), static_cast<std::size_t>(map_rows * map_cols));
-  int wrong_inside = 0, touched_outside = 0;
-  for (int r = 0; r < map_rows; ++r) {
-    for (int c = 0; c < map_cols; ++c) {
-      const bool inside = r >= row0 && r < row0 + box_rows && c >= col0 && c < col0 + box_cols;
-      const std::uint16_t value = got[r * map_cols + c];
-      if (inside) {
-        wrong_inside += value != (r - row0) * box_cols + (c - col0) + 1;
-      } else {
-        touched_outside += value != poison;
-      }
-    }
-  }
+  const auto [wrong_inside, touched_outside] = check_stored_box(got, 1, map_rows, 0, row0, col0);
   EXPECT_EQ(wrong_inside, 0) << "the box did not land row-major at (" << col0 << ", " << row0 << ")";
   EXPECT_EQ(touched_outside, 0) << "elements outside the box were written";
+}
+
+// One TMA store of a box (values 1..N) to (col0, row0) of plane `plane` of a 3-D map.
+__global__ void store_box_3d(const __grid_constant__ CUtensorMap map, int col0, int row0, int plane) {
+  __shared__ __align__(128) std::uint16_t box[box_rows * box_cols];
+  for (int i = threadIdx.x; i < box_rows * box_cols; i += blockDim.x)
+    box[i] = static_cast<std::uint16_t>(i + 1);
+  ptx::fence_proxy_async_shared_cta();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    ptx::tma_store_3d(&map, col0, row0, plane, box);
+    ptx::cp_async_bulk_commit_group();
+    ptx::cp_async_bulk_wait_group<0>();
+  }
+}
+
+// A stored box that runs past the last row of its plane writes the rows inside the plane only:
+// the next plane's first rows keep their values (what lets attention store a ragged last query
+// block of one head without masking).
+TEST(TensorMap, A3dStoreStopsAtTheEndOfItsPlane) {
+  LINPIPE_REQUIRE_GPU();
+  constexpr int planes = 3, rows = 20;  // a box of 16 rows at row 8 runs 4 rows past the plane
+  const std::size_t elements = static_cast<std::size_t>(planes) * rows * map_cols;
+  std::uint16_t* tensor = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&tensor, elements * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMemset(tensor, 0xA5, elements * sizeof(std::uint16_t)));
+  linpipe::TensorMap3d desc;
+  desc.base = tensor;
+  desc.planes = planes;
+  desc.rows = rows;
+  desc.cols = map_cols;
+  desc.box_rows = box_rows;
+  desc.box_cols = box_cols;
+  desc.type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUtensorMap map;
+  const char* why = "";
+  LINPIPE_CUDA_OK(linpipe::encode_tensor_map_3d(&map, desc, &why));
+  constexpr int col0 = 32, row0 = 8, plane = 1;
+  store_box_3d<<<1, 128>>>(map, col0, row0, plane);
+  LINPIPE_CUDA_OK(cudaGetLastError());
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto got = to_host(tensor, elements);
+  LINPIPE_CUDA_OK(cudaFree(tensor));
+  ASSERT_EQ(got.size(), elements);
+  const auto [wrong_inside, touched_outside] = check_stored_box(got, planes, rows, plane, row0, col0);
+  EXPECT_EQ(wrong_inside, 0) << "the box's rows inside plane " << plane << " did not land row-major";
+  EXPECT_EQ(touched_outside, 0) << "elements outside the box or past the plane's end were written";
 }
 
 // %gridid differs between launches (what the debug init token relies on), and is the same for

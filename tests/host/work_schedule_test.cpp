@@ -124,6 +124,24 @@ TEST(WorkSchedule, LongestFirstVisitsTheLargestXFirst) {
   EXPECT_LE(*high - *low, 16u);
 }
 
+TEST(WorkSchedule, LongestFirstRowByRowFinishesARowBeforeTheNext) {
+  using Causal = linpipe::WorkSchedule<linpipe::LongestFirstOrder, linpipe::SnakeWalk>;
+  // 5 query blocks (x, the last one ragged) for 3 heads (y) and 2 batches (z).
+  const Causal schedule(TileSpace{{4 * 128 + 7, 3, 2}, {128, 1, 1}},
+                        linpipe::LongestFirstOrder{.row_by_row = true});
+  ASSERT_EQ(schedule.count(), 30u);
+  for (std::uint32_t p = 0; p < schedule.count(); ++p) {
+    const WorkItem item = schedule.item(p);
+    const std::uint32_t row = p / 5;  // head y of batch z, all five blocks in turn
+    EXPECT_EQ(item.tile_x, 4 - p % 5) << "position " << p;
+    EXPECT_EQ(item.tile_y, row % 3) << "position " << p;
+    EXPECT_EQ(item.tile_z, row / 3) << "position " << p;
+  }
+  EXPECT_EQ(schedule.item(0).extent.x, 7u) << "the first item is the ragged last block";
+  expect_exact_cover(schedule, 4);
+  expect_exact_cover(schedule, 132);
+}
+
 TEST(WorkSchedule, GroupedOrderKeepsRunningCtasInOneBandOfRows) {
   using Grouped = linpipe::WorkSchedule<linpipe::GroupedOrder<4>>;
   // 10 rows (y) x 12 columns (x) of GEMM tiles: bands of 4, 4 and 2 rows.
