@@ -8,41 +8,34 @@ namespace {
 
 // The two consumer warpgroups taking turns to issue their wgmma batches (FlashAttention 3's
 // ping-pong): 0, then 1, then 0 again, so the tensor cores run one warpgroup's products while
-// the other computes its softmax rather than interleaving both. A turn is a named barrier of
-// both warpgroups (256 threads): the waiting warpgroup syncs on its own barrier, the other
-// arrives at it once its batch is issued. Both take the same number of turns; warpgroup 1
-// opens warpgroup 0's first turn and passes none after its own last, so every barrier phase
-// completes before the CTA exits. Disabled, it is nothing: each warpgroup issues when ready.
+// the other computes its softmax rather than interleaving both. Both take the same number of
+// turns and warpgroup 1 passes none after its own last, so every barrier phase completes
+// before the CTA exits. Disabled, it is nothing: each warpgroup issues when ready.
 template <bool Enabled>
 class IssueTurns {
  public:
-  __device__ IssueTurns(int warpgroup, int turns) : warpgroup_(warpgroup), left_(turns) {
-    if constexpr (Enabled) {
-      if (warpgroup_ == 1) ptx::barrier_arrive(barrier(0), consumer_threads);
-    }
+  __device__ IssueTurns(int warpgroup, int turns)
+      : turns_(static_cast<std::uint32_t>(warpgroup)), left_(turns) {
+    if constexpr (Enabled) turns_.open();
   }
   // Before the wgmma.fence of this warpgroup's next batch.
   __device__ void wait() {
-    if constexpr (Enabled) ptx::barrier_sync(barrier(warpgroup_), consumer_threads);
+    if constexpr (Enabled) turns_.wait();
   }
   // Once the batch is committed: the other warpgroup may issue.
   __device__ void pass() {
     --left_;
-    if constexpr (Enabled) {
-      if (warpgroup_ == 0 || left_ > 0) ptx::barrier_arrive(barrier(1 - warpgroup_), consumer_threads);
-    }
+    if constexpr (Enabled) turns_.pass_unless_last(left_ == 0);
   }
 
  private:
-  // Named barriers 1 and 2 (0 is __syncthreads()'s; nothing else here uses named barriers).
-  __device__ static std::uint32_t barrier(int warpgroup) { return 1u + static_cast<std::uint32_t>(warpgroup); }
-  int warpgroup_;
+  PingPongTurns turns_;
   int left_;
 };
-static_assert(consumer_warpgroups == 2, "IssueTurns alternates between exactly two warpgroups");
 
 // What a consumer warpgroup works on: its rows of the CTA's query block and the tiles to read.
 struct ConsumerTask {
+  int head;       // the plane of batch x heads
   int head_row0;  // the head's first row in the flattened batch x heads x seq rows
   int query0;     // the warpgroup's first query row within the head
   int tiles;      // K/V tiles to read
@@ -95,7 +88,7 @@ __device__ __forceinline__ void pv_step(KvPipeline& v_pipe, SharedMemory<HeadDim
 // O += P V, each waiting for the last (the reference schedule). Two turns a tile.
 template <int HeadDim, bool PingPong>
 __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
-                                 SharedMemory<HeadDim>& shared, std::uint16_t* out, float* lse,
+                                 SharedMemory<HeadDim>& shared, const CUtensorMap* map_o, float* lse,
                                  const ConsumerTask& task) {
   const Fragment f(static_cast<int>(threadIdx.x % 128));
   float o[HeadDim / 2];
@@ -117,7 +110,8 @@ __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& 
     pv_step<HeadDim>(v_pipe, shared, o, p, turns);
   }
   q.release();
-  store_rows<HeadDim>(o, stats, f, out, lse, task.head_row0, task.query0, task.seq);
+  store_rows<HeadDim>(o, stats, f, shared.staging[task.warpgroup], map_o, lse, task.head,
+                      task.head_row0, task.query0, task.seq);
 }
 
 // One consumer warpgroup, the softmax overlapped with the tensor cores: with P(j) ready, it
@@ -127,7 +121,7 @@ __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& 
 // tile and one more (the last P V).
 template <int HeadDim, bool PingPong>
 __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
-                                   SharedMemory<HeadDim>& shared, std::uint16_t* out, float* lse,
+                                   SharedMemory<HeadDim>& shared, const CUtensorMap* map_o, float* lse,
                                    const ConsumerTask& task) {
   const Fragment f(static_cast<int>(threadIdx.x % 128));
   float o[HeadDim / 2];
@@ -178,7 +172,8 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
   }
   pv_step<HeadDim>(v_pipe, shared, o, p, turns);  // the last tile's P V
   q.release();
-  store_rows<HeadDim>(o, stats, f, out, lse, task.head_row0, task.query0, task.seq);
+  store_rows<HeadDim>(o, stats, f, shared.staging[task.warpgroup], map_o, lse, task.head,
+                      task.head_row0, task.query0, task.seq);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The attention kernel's tiles, pipelines and shared-memory layout: 128-row Q, K and V tiles as
-// 128B-swizzled boxes, one pipeline each, and the constants every other part uses.
+// The attention kernel's roles, tiles, pipelines and shared memory: a producer warpgroup and
+// two consumer warpgroups; 128-row Q, K and V tiles as 128B-swizzled boxes, one pipeline each;
+// a staging box a consumer warpgroup for the output; and the constants every other part uses.
 // Part of attention.cu's kernel (see there); included in order, after `import linpipe;`.
 #pragma once
 
@@ -13,11 +14,20 @@ constexpr int kv_stages = 2;
 // Two: a persistent CTA's producer loads the next query block while the consumers still hold
 // this one (one stage would leave every tile's first loads exposed).
 constexpr int q_stages = 2;
-constexpr int consumer_warpgroups = 2;
-constexpr int threads = 128 * (1 + consumer_warpgroups);
-constexpr int consumer_threads = 128 * consumer_warpgroups;
+// A producer warpgroup (one lane issues the loads; the warpgroup gives its registers to the
+// consumers) and two consumer warpgroups, each owning 64 query rows.
+using Roles = WarpRoles<4, 2, 4>;
+constexpr int consumer_warpgroups = Roles::consumers;
+constexpr int threads = Roles::threads;
+constexpr int consumer_threads = Roles::consumer_threads;
 static_assert(block_q == 64 * consumer_warpgroups, "a consumer warpgroup owns 64 query rows");
 static_assert(block_kv == 128, "S is one m64n128 accumulator a warpgroup");
+
+// The consumer warpgroups' named barriers: 1-2 the ping-pong turns, 3-4 each warpgroup's own (the
+// staged store's).
+using PingPongTurns = OrderedTurns<2, Roles::threads_per_consumer, 1>;
+static_assert(consumer_warpgroups == 2, "the ping-pong turns alternate between exactly two warpgroups");
+using OutputStore = StagedStore<Roles, PingPongTurns::end_barrier>;
 
 // 128 rows (queries or keys) x HeadDim, as HeadDim / 64 boxes of 128 x 64 (128B-swizzled rows
 // of 128 bytes, the tensor copy engine's layout), each 1024-byte aligned.
@@ -28,6 +38,15 @@ struct Tile {
   alignas(1024) std::uint16_t box[boxes][128 * box_cols];
 };
 
+// The epilogue's staging: a consumer warpgroup writes 64 columns of its 64 output rows here at
+// a time (128B-swizzled, as O's tensor map stores them) and one TMA store moves them to O.
+// One box per warpgroup, not a whole 64 x HeadDim block: at head dim 128, two such blocks
+// beside two stages each of Q, K and V would not fit a block's shared memory.
+constexpr int store_rows_per_box = 64;
+struct StoreBox {
+  alignas(1024) std::uint16_t elems[store_rows_per_box * box_cols];
+};
+
 using QPipeline = ProducerConsumerPipeline<q_stages>;
 using KvPipeline = ProducerConsumerPipeline<kv_stages>;
 
@@ -36,19 +55,12 @@ struct SharedMemory {
   PipelineStorage<QPipeline, Tile<HeadDim>> q;
   PipelineStorage<KvPipeline, Tile<HeadDim>> k;
   PipelineStorage<KvPipeline, Tile<HeadDim>> v;
-
-  // At the first 1024-byte aligned address of the dynamic shared memory (the launch
-  // guarantees 16); smem_bytes leaves room for the shift.
-  __device__ static SharedMemory& at(std::byte* raw) {
-    constexpr std::uintptr_t align = alignof(SharedMemory);
-    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(raw);
-    return *reinterpret_cast<SharedMemory*>((address + align - 1) & ~(align - 1));
-  }
+  StoreBox staging[consumer_warpgroups];
 };
+// The launch's shared-memory bytes, checked against the block's budget where declared.
 template <int HeadDim>
-constexpr std::size_t smem_bytes = sizeof(SharedMemory<HeadDim>) + alignof(SharedMemory<HeadDim>) - 16;
-static_assert(smem_bytes<128> <= NvidiaMbarBackend<kv_stages>::max_storage_bytes,
-              "attention: two Q, two K and two V stages of head dim 128 exceed a block's shared memory");
+using Plan = SharedPlan<SharedMemory<HeadDim>>;
+static_assert(Plan<128>::launch_bytes() > 0);  // the larger head dim fits (fails to compile if not)
 
 }  // namespace
 }  // namespace linpipe::kernels

@@ -22,12 +22,10 @@ __device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, 
 template <int HeadDim>
 __device__ void produce(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
                         SharedMemory<HeadDim>& shared, const CUtensorMap* map_q,
-                        const CUtensorMap* map_k, const CUtensorMap* map_v, TileOrder order,
-                        int seq, bool causal) {
-  for (unsigned first = 0; first < order.count(); first += gridDim.x) {
-    const unsigned t = order.pick(first);
-    if (t >= order.count()) continue;  // the last round's short end
-    const int head = order.head(t), qb = order.query_block(t);
+                        const CUtensorMap* map_k, const CUtensorMap* map_v,
+                        const Schedule& schedule, int seq, bool causal) {
+  for (const WorkItem block : schedule.items()) {
+    const int head = static_cast<int>(block.tile_y), qb = static_cast<int>(block.tile_x);
     auto q = q_pipe.acquire_producer();
     load_tile(shared.q[q], map_q, qb * block_q, head, q);
     q.release();

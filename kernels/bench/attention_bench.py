@@ -2,6 +2,7 @@
 """linpipe's attention_bf16 against torch's scaled_dot_product_attention, same tensors, same GPU.
 
   attention_bench.py LIB [--quick] [--once] [--seqs 512,1024,...] [--head-dims 64,128] [--masks full,causal]
+                    [--before LIB2]
 
 LIB: liblinpipe_attention.so (built here by the release preset: build/release/kernels/).
 For each sequence length, head dim and mask, batch x heads is chosen so every case holds 16k
@@ -13,7 +14,9 @@ ping-pong, the two consumer warpgroups taking turns on the tensor cores; a CTA p
 or a persistent grid of a CTA per SM), and its fastest is compared. CUDA events around 20 launches after 5 warm-ups,
 median of 5 rounds. FLOPs: 4 x batch x heads x seq^2 x head_dim, half
 that when causal. Before timing, linpipe's output is checked against torch's (max |difference|).
-The table comes last. --once: each linpipe configuration and each torch backend runs once on
+The table comes last. --before LIB2: an A/B of two builds (LIB2 the one before a change), each
+configuration of both timed in turn on the same tensors, checked against torch too; a second
+table gives each configuration's speed after / before (above 1: faster now). --once: each linpipe configuration and each torch backend runs once on
 each case, untimed, with no table (for a profiler such as ncu).
 """
 import argparse
@@ -65,11 +68,14 @@ def main(argv):
     parser.add_argument("--head-dims", default="64,128")
     parser.add_argument("--masks", default="full,causal")
     parser.add_argument("--once", action="store_true")
+    parser.add_argument("--before")
     args = parser.parse_args(argv)
     attention = load(args.lib)
+    before = load(args.before) if args.before else None
     device = torch.cuda.get_device_name()
     print(f"device: {device}, torch {torch.__version__}")
     rows = []
+    ab_rows = []
     for head_dim in [int(x) for x in args.head_dims.split(",")]:
         for seq in [int(x) for x in args.seqs.split(",")]:
             for causal in [mask == "causal" for mask in args.masks.split(",")]:
@@ -84,9 +90,9 @@ def main(argv):
                 scale = 1.0 / math.sqrt(head_dim)
                 stream = torch.cuda.current_stream().cuda_stream
 
-                def ours(schedule):
+                def ours(schedule, build=attention):
                     overlap, pingpong, persistent = schedule
-                    status = attention(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
+                    status = build(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
                                        lse.data_ptr(), batch, heads, seq, head_dim, int(causal), scale,
                                        overlap, pingpong, persistent, stream)
                     if status != 0:
@@ -111,6 +117,11 @@ def main(argv):
                     out.zero_()
                     ours(schedule)
                     errors.append((out.float() - reference.float()).abs().max().item())
+                if before is not None:
+                    for schedule in SCHEDULES:
+                        out.zero_()
+                        ours(schedule, before)
+                        errors.append((out.float() - reference.float()).abs().max().item())
                 error = max(errors)
                 timed = {}
                 for name, backend in BACKENDS:
@@ -123,7 +134,13 @@ def main(argv):
                     except RuntimeError:
                         pass  # this backend does not take the case
                 rounds = 3 if args.quick else 5
-                ours_ms = [median_ms(lambda: ours(schedule), rounds=rounds) for schedule in SCHEDULES]
+                ours_ms, before_ms = [], []
+                for schedule in SCHEDULES:  # after and before in turn, so drift hits both alike
+                    ours_ms.append(median_ms(lambda: ours(schedule), rounds=rounds))
+                    if before is not None:
+                        before_ms.append(median_ms(lambda: ours(schedule, before), rounds=rounds))
+                if before is not None:
+                    ab_rows.append((head_dim, seq, causal, ours_ms, before_ms))
                 flops = 4.0 * batch * heads * seq * seq * head_dim * (0.5 if causal else 1.0)
                 best = min(timed, key=timed.get) if timed else None
                 rows.append((head_dim, seq, causal, batch, heads, ours_ms, best,
@@ -143,6 +160,20 @@ def main(argv):
               + " | ".join(f"{flops / ms / 1e9:.0f}" for ms in ours_ms)
               + f" | {SCHEDULE_NAMES[ours_ms.index(fastest)]} | {fastest:.3f} | {best} | {best_ms:.3f} | {flops / best_ms / 1e9:.0f} "
               f"| {best_ms / fastest:.3f} | {error:.2e} | {others} |")
+    if ab_rows:
+        print()
+        print("A/B: speed after / before (above 1: faster after)")
+        print("| head dim | seq | mask | " + " | ".join(SCHEDULE_NAMES)
+              + " | best before ms | best after ms | best after / before |")
+        print("|---:|---:|---|" + "---:|" * len(SCHEDULES) + "---:|---:|---:|")
+        for head_dim, seq, causal, after_ms, before_ms in ab_rows:
+            print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | "
+                  + " | ".join(f"{b / a:.3f}" for a, b in zip(after_ms, before_ms))
+                  + f" | {min(before_ms):.3f} | {min(after_ms):.3f} | {min(before_ms) / min(after_ms):.3f} |")
+        ratios = [b / a for _, _, _, after_ms, before_ms in ab_rows for a, b in zip(after_ms, before_ms)]
+        best = [min(b) / min(a) for _, _, _, a, b in ab_rows]
+        print(f"\nall configurations: after / before {min(ratios):.3f}-{max(ratios):.3f}; "
+              f"best of each: {min(best):.3f}-{max(best):.3f}")
     return 0
 
 

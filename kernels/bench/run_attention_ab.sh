@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Same-machine A/B of the attention kernel rebuilt on the kernel parts (issue 28, item 6):
+# liblinpipe_attention.so from before the change (BEFORE/) and after it (DIR/), every
+# configuration of both timed in turn by attention_bench.py --before (torch's backends as the
+# anchor, in the same run). First the new tree's attention, PTX-wrapper and kernel-parts tests,
+# compute-sanitizer (synccheck, racecheck) on attention's, the GEMM's and stream_copy's small
+# shapes, and both attention builds' SASS (no local memory, the HGMMA count, TMA stores).
+# Prints the tables last.  Usage: run_attention_ab.sh DIR BEFORE OUT [attention_bench.py args]
+set -uo pipefail
+dir=$1 before=$2 out=$3
+shift 3
+status=0
+run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
+for t in gpu_attention_test gpu_ptx_wrappers_test gpu_kernel_parts_test gpu_kernel_parts_test_release; do
+  run "$dir/$t" > "$out/$t.log" 2>&1
+  echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$t.log" | tr '\n' ' ' | cut -c1-200)"
+  grep -E "^\[  FAILED" "$out/$t.log" | head -5
+done
+sanitize() {  # sanitize TOOL BINARY FILTER
+  run compute-sanitizer --tool "$1" --error-exitcode 9 "$dir/$2" --gtest_filter="$3" \
+    > "$out/sanitizer_${2}_$1.log" 2>&1
+  echo "$1 $2: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) ' "$out/sanitizer_${2}_$1.log" | tr '\n' ' ')"
+}
+for tool in synccheck racecheck; do
+  sanitize $tool gpu_attention_test '*s127*:*s129*:*s300d64Causal*:AttentionHeads.*'
+  sanitize $tool gpu_gemm_test 'GemmSanitizer.*'
+  sanitize $tool gpu_gemm_test_release 'GemmSanitizer.*'
+  sanitize $tool gpu_stream_copy_test 'StreamCopySanitizer.*'
+done
+for side in before after; do
+  lib=$([ $side = before ] && echo "$before" || echo "$dir")/liblinpipe_attention.so
+  cuobjdump --dump-sass "$lib" > "$out/attention_$side.sass" 2>&1
+  echo "$side attention SASS: $(grep -c HGMMA "$out/attention_$side.sass") HGMMA," \
+    "$(grep -cE 'LDL|STL' "$out/attention_$side.sass") LDL/STL, $(grep -c UTMASTG "$out/attention_$side.sass") UTMASTG," \
+    "$(grep -c 'STG\.' "$out/attention_$side.sass") STG"
+done
+run python3 "$dir/attention_bench.py" "$dir/liblinpipe_attention.so" --before "$before/liblinpipe_attention.so" "$@" \
+  > "$out/attention_ab.txt" 2>&1
+tail -n 40 "$out/attention_ab.txt"
+exit $status
