@@ -1,6 +1,7 @@
 // The attention kernel's roles, tiles, pipelines and shared memory: a producer warpgroup and
 // two consumer warpgroups; 128-row Q, K and V tiles as 128B-swizzled boxes, one pipeline each;
-// a staging box a consumer warpgroup for the output; and the constants every other part uses.
+// one staging box per consumer warpgroup for the output; and the constants every other part
+// uses.
 // Part of attention.cu's kernel (see there); included in order, after `import linpipe;`.
 #pragma once
 
@@ -23,8 +24,8 @@ constexpr int consumer_threads = Roles::consumer_threads;
 static_assert(block_q == 64 * consumer_warpgroups, "a consumer warpgroup owns 64 query rows");
 static_assert(block_kv == 128, "S is one m64n128 accumulator a warpgroup");
 
-// The consumer warpgroups' named barriers: 1-2 the ping-pong turns, 3-4 each warpgroup's own (the
-// staged store's).
+// The consumer warpgroups' named barriers: 1-2 the ping-pong turns, 3-4 each warpgroup's own
+// (the staged store's).
 using PingPongTurns = OrderedTurns<2, Roles::threads_per_consumer, 1>;
 static_assert(consumer_warpgroups == 2, "the ping-pong turns alternate between exactly two warpgroups");
 using OutputStore = StagedStore<Roles, PingPongTurns::end_barrier>;
