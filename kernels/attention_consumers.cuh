@@ -1,6 +1,6 @@
 // The consumer warpgroups' two schedules (each step in turn, or the softmax overlapped with
 // the tensor cores), with optional ping-pong turns between the two warpgroups.
-// Part of attention.cu's kernel (see there); included in order, after `import linpipe;`.
+// Part of attention_kernels.cu (see there); included in order, after `import linpipe;`.
 #pragma once
 
 namespace linpipe::kernels {

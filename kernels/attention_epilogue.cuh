@@ -1,6 +1,6 @@
 // The end of a warpgroup's rows: O / sum stored through the warpgroup's staging box and the
 // tensor copy engine, and the log-sum-exp stored from registers.
-// Part of attention.cu's kernel (see there); included in order, after `import linpipe;`.
+// Part of attention_kernels.cu (see there); included in order, after `import linpipe;`.
 #pragma once
 
 namespace linpipe::kernels {

@@ -2,7 +2,7 @@
 // two consumer warpgroups; 128-row Q, K and V tiles as 128B-swizzled boxes, one pipeline each;
 // one staging box per consumer warpgroup for the output; and the constants every other part
 // uses.
-// Part of attention.cu's kernel (see there); included in order, after `import linpipe;`.
+// Part of attention_kernels.cu (see there); included in order, after `import linpipe;`.
 #pragma once
 
 namespace linpipe::kernels {
@@ -10,7 +10,7 @@ namespace {
 
 constexpr int block_q = attention_block_q;
 constexpr int block_kv = attention_block_kv;
-constexpr int box_cols = 64;  // one 128-byte swizzle span of bf16
+constexpr int box_cols = attention_box_cols;  // one 128-byte swizzle span of bf16
 constexpr int kv_stages = 2;
 // Two: a persistent CTA's producer loads the next query block while the consumers still hold
 // this one (one stage would leave every tile's first loads exposed).
@@ -23,6 +23,7 @@ constexpr int threads = Roles::threads;
 constexpr int consumer_threads = Roles::consumer_threads;
 static_assert(block_q == 64 * consumer_warpgroups, "a consumer warpgroup owns 64 query rows");
 static_assert(block_kv == 128, "S is one m64n128 accumulator a warpgroup");
+static_assert(static_cast<unsigned>(threads) == attention_threads, "attention_kernels.h: attention_threads is the kernels' block size");
 
 // The consumer warpgroups' named barriers: 1-2 the ping-pong turns, 3-4 each warpgroup's own
 // (the staged store's).
@@ -43,7 +44,8 @@ struct Tile {
 // a time (128B-swizzled, as O's tensor map stores them) and one TMA store moves them to O.
 // One box per warpgroup, not a whole 64 x HeadDim block: at head dim 128, two such blocks
 // beside two stages each of Q, K and V would not fit a block's shared memory.
-constexpr int store_rows_per_box = 64;
+constexpr int store_rows_per_box = attention_o_box_rows;
+static_assert(store_rows_per_box == 64, "a staging box holds one consumer warpgroup's 64 rows");
 struct StoreBox {
   alignas(1024) std::uint16_t elems[store_rows_per_box * box_cols];
 };

@@ -1,5 +1,5 @@
 // The tensor-core steps: the wgmma descriptors of Q, K and V tiles, S = Q K^T and O += P V.
-// Part of attention.cu's kernel (see there); included in order, after `import linpipe;`.
+// Part of attention_kernels.cu (see there); included in order, after `import linpipe;`.
 #pragma once
 
 namespace linpipe::kernels {

@@ -1,5 +1,5 @@
 // The producer: one lane loading Q, K and V tiles with TMA into their pipelines.
-// Part of attention.cu's kernel (see there); included in order, after `import linpipe;`.
+// Part of attention_kernels.cu (see there); included in order, after `import linpipe;`.
 #pragma once
 
 namespace linpipe::kernels {

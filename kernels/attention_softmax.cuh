@@ -1,6 +1,6 @@
 // The online softmax on a warpgroup's accumulator fragments: masking, the running row
 // statistics, rescaling the output rows, and P packed as wgmma's A operand.
-// Part of attention.cu's kernel (see there); included in order, after `import linpipe;`.
+// Part of attention_kernels.cu (see there); included in order, after `import linpipe;`.
 #pragma once
 
 namespace linpipe::kernels {

@@ -1,4 +1,4 @@
-// attention_bf16 (kernels/attention.cu) against a float32 reference computed here on the host
+// attention_bf16 (kernels/attention_*) against a float32 reference computed here on the host
 // from the same bf16 inputs: O and the log-sum-exp, for head dims 64 and 128, with and without
 // the causal mask, at sequence lengths that leave a tail in the last query and key tiles (1,
 // 127, 129, 300) and whole tiles (256), over several heads, so a tile that runs past one

@@ -1,0 +1,113 @@
+// attention_bf16's kernels (see attention.h). A CTA computes 128 query rows of one (batch,
+// head) at a time: one such query block, or (persistent grid) several in turn, as the
+// schedule hands them out. The producer warpgroup's first lane loads, through three linpipe
+// pipelines: each query block's Q tile once (a two-stage pipeline whose stage the consumers
+// hold to the block's end, so the next block's Q lands meanwhile), then each K tile and each
+// V tile into its own two-stage ring, so the next K tile lands while the consumers still
+// multiply by this V.
+// Consumer warpgroup w owns query rows 64w..64w+63: per K/V tile it computes S = Q K^T with
+// wgmma (both operands K-major in 128B-swizzled shared memory), masks the tail and the causal
+// triangle, updates the running row maximum and sum (base 2, fp32), rescales its output
+// accumulators, converts P to bf16 in registers (an m64nNk16 accumulator's layout is wgmma's
+// register-A layout) and adds P V with wgmma (V N-major: tensor-map rows are keys). Each
+// stage is released once the wgmma group reading it has retired. Two schedules
+// (AttentionConfig): each step waiting for the last, or the next tile's S issued with this
+// tile's P V so the softmax runs while the tensor cores do; with either, the two warpgroups
+// may take turns issuing (ping-pong) so that one's softmax runs under the other's products.
+// At the block's end each warpgroup stages O in shared memory and stores it with TMA.
+// Each head is a plane of the 3-D tensor maps: rows of a tile past the sequence are read as
+// zeros (never another head's rows) and masked, and are not stored.
+//
+// The kernel's parts, one job a file, included below in order: attention_layout.cuh (roles,
+// tiles, pipelines, shared memory, named barriers), attention_schedule.cuh (which tiles a CTA
+// takes), attention_producer.cuh (the TMA loads), attention_softmax.cuh (the online softmax),
+// attention_mma.cuh (S = Q K^T and O += P V on wgmma), attention_epilogue.cuh (O and the
+// log-sum-exp stored), attention_consumers.cuh (the two consumer schedules). This file: the
+// kernels. The host side (checks, tensor maps, the launch, the C entry point) is
+// attention_launch.cu, compiled once; attention_kernels.h is what it needs of this one.
+#include "attention.h"
+
+#include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+import linpipe;
+
+#include "attention_kernels.h"
+#include "attention_layout.cuh"
+#include "attention_schedule.cuh"
+#include "attention_producer.cuh"
+#include "attention_softmax.cuh"
+#include "attention_mma.cuh"
+#include "attention_epilogue.cuh"
+#include "attention_consumers.cuh"
+
+namespace linpipe::kernels {
+namespace {
+
+template <int HeadDim, bool Overlap, bool PingPong>
+__global__ void __launch_bounds__(threads, 1)
+    attention_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
+                     const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_o,
+                     float* lse, int seq, Schedule schedule, bool causal, float scale_log2) {
+  extern __shared__ __align__(1024) std::byte smem_raw[];
+  SharedMemory<HeadDim>& shared = Plan<HeadDim>::place(smem_raw);
+  const Roles me = Roles::this_thread();
+  const bool issuer = me.is_producer() && me.warp() == 0 && me.leader();
+  if (issuer) {
+    // Full: one arrival (the producer's expect-tx) plus the bytes; empty: every consumer thread.
+    QPipeline(shared.q.barriers).init_mbars(1, consumer_threads);
+    KvPipeline(shared.k.barriers).init_mbars(1, consumer_threads);
+    KvPipeline(shared.v.barriers).init_mbars(1, consumer_threads);
+    ptx::prefetch_tensormap(&map_q);
+    ptx::prefetch_tensormap(&map_k);
+    ptx::prefetch_tensormap(&map_v);
+    ptx::prefetch_tensormap(&map_o);
+  }
+  __syncthreads();
+
+  QPipeline q_pipe(shared.q.barriers, "attention q");
+  KvPipeline k_pipe(shared.k.barriers, "attention k");
+  KvPipeline v_pipe(shared.v.barriers, "attention v");
+  // The producer warpgroup gives its registers to the consumers' accumulators: 128 x (40 +
+  // 2 x 232) registers fit the SM.
+  me.run_with_register_budget<40, 232>(
+      [&] {
+        if (issuer) produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, schedule, seq, causal);
+      },
+      [&] {
+        const int consumer = static_cast<int>(me.consumer());
+        for (const WorkItem block : schedule.items()) {
+          const int head = static_cast<int>(block.tile_y), qb = static_cast<int>(block.tile_x);
+          const ConsumerTask task{head, head * seq, qb * block_q + consumer * 64, kv_tiles(seq, qb, causal),
+                                  seq, causal, scale_log2, consumer};
+          if constexpr (Overlap) {
+            consume_overlapped<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
+          } else {
+            consume_in_order<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
+          }
+        }
+      });
+  // Every output store has completed before the CTA (and its staging) goes away; out here
+  // where the roles have joined (see the GEMM on why).
+  OutputStore::finish();
+}
+
+}  // namespace
+
+AttentionKernel attention_kernel_for(int head_dim, bool overlap_softmax, bool pingpong) {
+  constexpr AttentionKernel by_schedule[2][2][2] = {
+      {{attention_kernel<64, false, false>, attention_kernel<64, false, true>},
+       {attention_kernel<64, true, false>, attention_kernel<64, true, true>}},
+      {{attention_kernel<128, false, false>, attention_kernel<128, false, true>},
+       {attention_kernel<128, true, false>, attention_kernel<128, true, true>}}};
+  return by_schedule[head_dim == 128][overlap_softmax][pingpong];
+}
+
+std::size_t attention_shared_bytes(int head_dim) {
+  return head_dim == 128 ? Plan<128>::launch_bytes() : Plan<64>::launch_bytes();
+}
+
+}  // namespace linpipe::kernels

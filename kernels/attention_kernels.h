@@ -1,0 +1,53 @@
+// What attention_launch.cu (the host side, compiled once) needs of the attention kernels, which
+// live in attention_kernels.cu: their type, the schedule they walk, their block and
+// shared-memory sizes, and the boxes of the tensor maps they read and write. Included after
+// `import linpipe;`.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap: a type only, nothing links libcuda
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attention.h"
+
+namespace linpipe::kernels {
+
+// The CTA tiles: query blocks (x) of each head of batch x heads (y), the last query block
+// first (under a causal mask the last blocks read the most tiles: longest first, which is
+// what the hardware's launch-as-SMs-free-up needs to end evenly). Head by head, so that the K
+// and V of only a few heads are read at once and stay in L2; but a persistent causal grid has
+// no hardware to even out its CTAs' work, so there the order is longest first across all heads
+// (every head's last block, then every head's second last, ...). Rounds of the walk alternate
+// direction (a snake): a simulation of 132 CTAs over the bench's head-dim-128 causal shapes
+// (seq 512-16k) puts the busiest CTA within 0-3% of the mean across heads, against 3-54% head
+// by head, at the price of more heads' K and V in flight.
+// Built on the host and passed by value as a kernel parameter: its fields stay in the
+// parameter bank, not in registers across a CTA's tiles.
+using AttentionSchedule = WorkSchedule<LongestFirstOrder, SnakeWalk>;
+
+inline AttentionSchedule attention_schedule(int batch_heads, int seq, bool across_heads) {
+  return AttentionSchedule(
+      TileSpace{{static_cast<std::uint64_t>(seq), static_cast<std::uint64_t>(batch_heads), 1},
+                {attention_block_q, 1, 1}},
+      LongestFirstOrder{.row_by_row = !across_heads});
+}
+
+// The kernels' parameters: the Q, K, V and O tensor maps (__grid_constant__), LSE (or null),
+// seq, the schedule, whether causal, and the softmax scale times log2(e).
+using AttentionKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, float*, int,
+                                 AttentionSchedule, bool, float);
+
+// The kernel for a head dim (64 or 128) and a consumer schedule (AttentionConfig).
+AttentionKernel attention_kernel_for(int head_dim, bool overlap_softmax, bool pingpong);
+// Its dynamic shared memory (its SharedPlan's launch_bytes()).
+std::size_t attention_shared_bytes(int head_dim);
+
+// Every attention kernel's block: a producer warpgroup and two consumer warpgroups.
+inline constexpr unsigned attention_threads = 384;
+// Q, K and V are read in boxes of attention_block_q (attention_block_kv) rows, O written in
+// boxes of one consumer warpgroup's rows; every box is one 128-byte swizzle span of bf16 wide.
+inline constexpr int attention_o_box_rows = 64;
+inline constexpr int attention_box_cols = 64;
+
+}  // namespace linpipe::kernels
