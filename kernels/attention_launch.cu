@@ -32,13 +32,6 @@ cudaError_t encode_heads(CUtensorMap* map, const void* base, const AttentionShap
   return encode_tensor_map_3d(map, desc, why);
 }
 
-// A launch's failure, kept for `why` until this thread's next launch fails.
-const char* launch_failure(const LaunchResult& launched) {
-  thread_local char kept[sizeof(LaunchResult::why)];
-  std::snprintf(kept, sizeof(kept), "%s", launched.why);
-  return kept;
-}
-
 cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* lse,
                    const AttentionShape& shape, float scale, const AttentionConfig& config,
                    cudaStream_t stream, const char** why) {
@@ -60,7 +53,7 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
        .grid = config.persistent ? GridKind::persistent : GridKind::one_per_item,
        .max_ctas = static_cast<unsigned>(config.persistent_ctas), .stream = stream},
       map_q, map_k, map_v, map_o, lse, shape.seq, schedule, shape.causal, scale * log2e);
-  if (!launched && why != nullptr) *why = launch_failure(launched);
+  if (!launched && why != nullptr) *why = kept_why(launched);
   return launched.status;
 }
 

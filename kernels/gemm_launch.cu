@@ -62,7 +62,8 @@ LaunchOptions options_for(int m, int n, int cluster_m, cudaStream_t stream) {
 // Launches `kernel` (untraced or traced, for config.cluster_m) with the operands' maps.
 template <class Kernel, class... Target>
 cudaError_t launch_gemm(Kernel kernel, const void* a, const void* b, void* c, int m, int n, int k,
-                        const GemmConfig& config, cudaStream_t stream, Target... trace) {
+                        const GemmConfig& config, cudaStream_t stream, const char** why,
+                        Target... trace) {
   const int cluster = config.cluster_m;
   CUtensorMap map_a, map_b, map_c;
   cudaError_t status = cached_operand(&map_a, a, m, k, gemm_tile_m);
@@ -72,9 +73,11 @@ cudaError_t launch_gemm(Kernel kernel, const void* a, const void* b, void* c, in
   static_assert(gemm_c_box_cols == gemm_tile_k, "C's boxes are encoded with the operands' width");
   if ((status = cached_operand(&map_c, c, m, n, gemm_c_box_rows)) != cudaSuccess) return status;
   const int group_rows = config.group_rows / cluster > 0 ? config.group_rows / cluster : 1;
-  return launch(kernel, options_for(m, n, cluster, stream), map_a, map_b, map_c, m, n, k,
-                group_rows, config.warpgroup_release, trace...)
-      .status;
+  const LaunchResult launched = launch(kernel, options_for(m, n, cluster, stream), map_a, map_b,
+                                       map_c, m, n, k, group_rows, config.warpgroup_release,
+                                       trace...);
+  if (!launched && why != nullptr) *why = kept_why(launched);
+  return launched.status;
 }
 
 // The checks both entry points make, before any CUDA call: a reason, or nullptr.
@@ -108,7 +111,8 @@ cudaError_t reject(const char* reason, const char** why) {
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       const GemmConfig& config, cudaStream_t stream, const char** why) {
   if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
-  return launch_gemm(gemm_kernel_for_cluster(config.cluster_m), a, b, c, m, n, k, config, stream);
+  return launch_gemm(gemm_kernel_for_cluster(config.cluster_m), a, b, c, m, n, k, config, stream,
+                     why);
 }
 
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
@@ -126,7 +130,8 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
   }
   if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
   return launch_gemm(traced_gemm_kernel_for_cluster(config.cluster_m), a, b, c, m, n, k, config,
-                     stream, GemmTraceTarget{static_cast<TraceRecord*>(trace), TraceLayout{slices, per_slice}});
+                     stream, why,
+                     GemmTraceTarget{static_cast<TraceRecord*>(trace), TraceLayout{slices, per_slice}});
 }
 
 cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas) {

@@ -63,6 +63,14 @@ struct LaunchResult {
   inline explicit operator bool() const { return status == cudaSuccess; }
 };
 
+// `result.why` copied where it outlives `result`: a buffer of the calling thread, valid until
+// its next kept_why(). For an entry point that hands a `const char** why` back to its caller.
+inline const char* kept_why(const LaunchResult& result) {
+  thread_local char kept[sizeof(result.why)];
+  std::snprintf(kept, sizeof(kept), "%s", result.why);
+  return kept;
+}
+
 }  // namespace linpipe
 
 namespace linpipe::detail {

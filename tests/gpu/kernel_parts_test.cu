@@ -12,6 +12,7 @@ import linpipe;
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <utility>
@@ -227,6 +228,23 @@ TEST(KernelParts, PersistentGridStopsAtMaxCtas) {
   EXPECT_EQ(grid(1, 2), 2u) << "a cap below one cluster still launches one";
   EXPECT_EQ(grid(100000, 1), static_cast<unsigned>(sms)) << "a cap above what fits changes nothing";
   EXPECT_EQ(grid(0, 1), static_cast<unsigned>(sms)) << "0 is no cap";
+}
+
+// kept_why hands a launch's reason to a `const char** why` caller: the text outlives the
+// LaunchResult it came from, and a later call on the same thread replaces it. No GPU needed.
+TEST(KernelParts, KeptWhyOutlivesItsLaunchResult) {
+  const char* kept = nullptr;
+  {
+    linpipe::LaunchResult failed;
+    failed.status = cudaErrorInvalidValue;
+    std::snprintf(failed.why, sizeof(failed.why), "use fewer stages");
+    kept = linpipe::kept_why(failed);
+    std::memset(failed.why, 0, sizeof(failed.why));
+  }
+  EXPECT_STREQ(kept, "use fewer stages");
+  linpipe::LaunchResult next;
+  std::snprintf(next.why, sizeof(next.why), "a longer reason than the first one");
+  EXPECT_STREQ(linpipe::kept_why(next), "a longer reason than the first one");
 }
 
 // The shared-memory opt-in is remembered per kernel, and raised, never lowered, by later
