@@ -57,10 +57,11 @@ __global__ void __launch_bounds__(threads, 1)
   const Roles me = Roles::this_thread();
   const bool issuer = me.is_producer() && me.warp() == 0 && me.leader();
   if (issuer) {
-    // Full: one arrival (the producer's expect-tx) plus the bytes; empty: every consumer thread.
-    QPipeline(shared.q.barriers).init_mbars(1, consumer_threads);
-    KvPipeline(shared.k.barriers).init_mbars(1, consumer_threads);
-    KvPipeline(shared.v.barriers).init_mbars(1, consumer_threads);
+    // Full: one arrival (the producer's expect-tx) plus the bytes; empty: every consumer
+    // thread, each releasing its stages itself (ReleaseStage).
+    QPipeline(shared.q.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
+    KvPipeline(shared.k.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
+    KvPipeline(shared.v.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
     ptx::prefetch_tensormap(&map_q);
     ptx::prefetch_tensormap(&map_k);
     ptx::prefetch_tensormap(&map_v);

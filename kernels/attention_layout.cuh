@@ -20,7 +20,6 @@ constexpr int q_stages = 2;
 using Roles = WarpRoles<4, 2, 4>;
 constexpr int consumer_warpgroups = Roles::consumers;
 constexpr int threads = Roles::threads;
-constexpr int consumer_threads = Roles::consumer_threads;
 static_assert(block_q == 64 * consumer_warpgroups, "a consumer warpgroup owns 64 query rows");
 static_assert(block_kv == 128, "S is one m64n128 accumulator a warpgroup");
 static_assert(static_cast<unsigned>(threads) == attention_threads, "attention_kernels.h: attention_threads is the kernels' block size");
