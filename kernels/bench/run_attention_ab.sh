@@ -9,14 +9,9 @@
 set -uo pipefail
 dir=$1 before=$2 out=$3
 shift 3
-status=0
-run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
+source "$(dirname "$0")/run_common.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
-for t in gpu_attention_test gpu_ptx_wrappers_test gpu_kernel_parts_test gpu_kernel_parts_test_release; do
-  run "$dir/$t" > "$out/$t.log" 2>&1
-  echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$t.log" | tr '\n' ' ' | cut -c1-200)"
-  grep -E "^\[  FAILED" "$out/$t.log" | head -5
-done
+run_tests "$out" gpu_attention_test gpu_ptx_wrappers_test gpu_kernel_parts_test gpu_kernel_parts_test_release
 sanitize() {  # sanitize TOOL BINARY FILTER
   run compute-sanitizer --tool "$1" --error-exitcode 9 "$dir/$2" --gtest_filter="$3" \
     > "$out/sanitizer_${2}_$1.log" 2>&1

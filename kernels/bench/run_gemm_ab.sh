@@ -8,14 +8,9 @@
 # the tables last.  Usage: run_gemm_ab.sh DIR BEFORE OUT
 set -uo pipefail
 dir=$1 before=$2 out=$3
-status=0
-run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
+source "$(dirname "$0")/run_common.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
-for t in gpu_gemm_test gpu_gemm_test_release gpu_traced_kernels_test gpu_stream_copy_test; do
-  run "$dir/$t" > "$out/$t.log" 2>&1
-  echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$t.log" | tr '\n' ' ' | cut -c1-200)"
-  grep -E "^\[  FAILED" "$out/$t.log" | head -5
-done
+run_tests "$out" gpu_gemm_test gpu_gemm_test_release gpu_traced_kernels_test gpu_stream_copy_test
 for side in before after; do
   bin=$([ $side = before ] && echo "$before" || echo "$dir")/gemm_bench
   echo "$side gemm SASS: $(cuobjdump --dump-sass "$bin" | grep -cE 'LDL|STL') local-memory instructions"

@@ -342,6 +342,34 @@ __global__ void load_box(const __grid_constant__ CUtensorMap map, int col0, int 
   for (int i = threadIdx.x; i < box_rows * box_cols; i += blockDim.x) out[i] = box[i];
 }
 
+// A map of `tensor` (uint16, `rows` x map_cols, in `planes` planes for the 3-D one) in boxes
+// of box_rows x box_cols, unswizzled so a box lands row-major and is easy to check.
+cudaError_t row_major_box_map_2d(CUtensorMap* map, const void* tensor, int rows) {
+  linpipe::TensorMap2d desc;
+  desc.base = tensor;
+  desc.rows = rows;
+  desc.cols = map_cols;
+  desc.box_rows = box_rows;
+  desc.box_cols = box_cols;
+  desc.type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
+  const char* why = "";
+  return linpipe::encode_tensor_map_2d(map, desc, &why);
+}
+cudaError_t row_major_box_map_3d(CUtensorMap* map, const void* tensor, int planes, int rows) {
+  linpipe::TensorMap3d desc;
+  desc.base = tensor;
+  desc.planes = planes;
+  desc.rows = rows;
+  desc.cols = map_cols;
+  desc.box_rows = box_rows;
+  desc.box_cols = box_cols;
+  desc.type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
+  const char* why = "";
+  return linpipe::encode_tensor_map_3d(map, desc, &why);
+}
+
 TEST(TensorMap, EncodedMapLoadsTheBoxItDescribes) {
   LINPIPE_REQUIRE_GPU();
   std::vector<std::uint16_t> input(map_rows * map_cols);
@@ -356,17 +384,8 @@ TEST(TensorMap, EncodedMapLoadsTheBoxItDescribes) {
   LINPIPE_CUDA_OK(cudaMemset(out, 0xFF, box_rows * box_cols * sizeof(std::uint16_t)));
   LINPIPE_CUDA_OK(cudaMemset(timed_out, 0, sizeof(std::uint32_t)));
 
-  linpipe::TensorMap2d desc;
-  desc.base = tensor;
-  desc.rows = map_rows;
-  desc.cols = map_cols;
-  desc.box_rows = box_rows;
-  desc.box_cols = box_cols;
-  desc.type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
-  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;  // so the box lands row-major, easy to check
   CUtensorMap map;
-  const char* why = "";
-  LINPIPE_CUDA_OK(linpipe::encode_tensor_map_2d(&map, desc, &why));
+  LINPIPE_CUDA_OK(row_major_box_map_2d(&map, tensor, map_rows));
   constexpr int col0 = 64, row0 = 32;
   load_box<<<1, 128>>>(map, col0, row0, out, timed_out);
   LINPIPE_CUDA_OK(cudaGetLastError());
@@ -419,18 +438,8 @@ TEST(TensorMap, A3dBoxStopsAtTheEndOfItsPlane) {
   LINPIPE_CUDA_OK(cudaMemset(out, 0xFF, box_rows * box_cols * sizeof(std::uint16_t)));
   LINPIPE_CUDA_OK(cudaMemset(timed_out, 0, sizeof(std::uint32_t)));
 
-  linpipe::TensorMap3d desc;
-  desc.base = tensor;
-  desc.planes = planes;
-  desc.rows = rows;
-  desc.cols = map_cols;
-  desc.box_rows = box_rows;
-  desc.box_cols = box_cols;
-  desc.type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
-  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;  // row-major box, easy to check
   CUtensorMap map;
-  const char* why = "";
-  LINPIPE_CUDA_OK(linpipe::encode_tensor_map_3d(&map, desc, &why));
+  LINPIPE_CUDA_OK(row_major_box_map_3d(&map, tensor, planes, rows));
   constexpr int col0 = 32, row0 = 8, plane = 1;
   load_box_3d<<<1, 128>>>(map, col0, row0, plane, out, timed_out);
   LINPIPE_CUDA_OK(cudaGetLastError());
@@ -505,17 +514,8 @@ TEST(TensorMap, TmaStoreWritesExactlyTheBoxItDescribes) {
   std::uint16_t* tensor = nullptr;
   LINPIPE_CUDA_OK(cudaMalloc(&tensor, map_rows * map_cols * sizeof(std::uint16_t)));
   LINPIPE_CUDA_OK(cudaMemset(tensor, 0xA5, map_rows * map_cols * sizeof(std::uint16_t)));
-  linpipe::TensorMap2d desc;
-  desc.base = tensor;
-  desc.rows = map_rows;
-  desc.cols = map_cols;
-  desc.box_rows = box_rows;
-  desc.box_cols = box_cols;
-  desc.type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
-  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
   CUtensorMap map;
-  const char* why = "";
-  LINPIPE_CUDA_OK(linpipe::encode_tensor_map_2d(&map, desc, &why));
+  LINPIPE_CUDA_OK(row_major_box_map_2d(&map, tensor, map_rows));
   constexpr int col0 = 32, row0 = 16;
   store_box<<<1, 128>>>(map, col0, row0);
   LINPIPE_CUDA_OK(cudaGetLastError());
@@ -552,18 +552,8 @@ TEST(TensorMap, A3dStoreStopsAtTheEndOfItsPlane) {
   std::uint16_t* tensor = nullptr;
   LINPIPE_CUDA_OK(cudaMalloc(&tensor, elements * sizeof(std::uint16_t)));
   LINPIPE_CUDA_OK(cudaMemset(tensor, 0xA5, elements * sizeof(std::uint16_t)));
-  linpipe::TensorMap3d desc;
-  desc.base = tensor;
-  desc.planes = planes;
-  desc.rows = rows;
-  desc.cols = map_cols;
-  desc.box_rows = box_rows;
-  desc.box_cols = box_cols;
-  desc.type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
-  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
   CUtensorMap map;
-  const char* why = "";
-  LINPIPE_CUDA_OK(linpipe::encode_tensor_map_3d(&map, desc, &why));
+  LINPIPE_CUDA_OK(row_major_box_map_3d(&map, tensor, planes, rows));
   constexpr int col0 = 32, row0 = 8, plane = 1;
   store_box_3d<<<1, 128>>>(map, col0, row0, plane);
   LINPIPE_CUDA_OK(cudaGetLastError());

@@ -1,0 +1,15 @@
+# Sourced by the GPU-machine A/B scripts (run_gemm_ab.sh, run_attention_ab.sh): `run` runs a
+# command and records a failure in $status without stopping; `run_tests LOGDIR BIN...` runs
+# each GoogleTest binary from $dir, logs it to LOGDIR/BIN.log and prints its verdict and the
+# first failures.
+status=0
+run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
+run_tests() {
+  local logs=$1 t
+  shift
+  for t in "$@"; do
+    run "$dir/$t" > "$logs/$t.log" 2>&1
+    echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/$t.log" | tr '\n' ' ' | cut -c1-200)"
+    grep -E "^\[  FAILED" "$logs/$t.log" | head -5
+  done
+}
