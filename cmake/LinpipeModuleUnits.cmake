@@ -33,6 +33,7 @@ set(LINPIPE_MODULE_PARTITIONS
   mbar_ordered_turns
   store_epilogue
   staged_store
+  accumulator_box
   launch)
 set(LINPIPE_MODULE_HEADERS linpipe_macros.h linpipe_cuda_attributes.h linpipe_cuda_prelude.h)
 

@@ -90,7 +90,7 @@ template <int HeadDim, bool PingPong>
 __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
                                  SharedMemory<HeadDim>& shared, const CUtensorMap* map_o, float* lse,
                                  const ConsumerTask& task) {
-  const Fragment f(static_cast<int>(threadIdx.x % 128));
+  const AccumulatorPlace f(threadIdx.x % 128);
   float o[HeadDim / 2];
 #pragma unroll
   for (float& x : o) x = 0.0f;
@@ -123,7 +123,7 @@ template <int HeadDim, bool PingPong>
 __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
                                    SharedMemory<HeadDim>& shared, const CUtensorMap* map_o, float* lse,
                                    const ConsumerTask& task) {
-  const Fragment f(static_cast<int>(threadIdx.x % 128));
+  const AccumulatorPlace f(threadIdx.x % 128);
   float o[HeadDim / 2];
 #pragma unroll
   for (float& x : o) x = 0.0f;

@@ -8,13 +8,11 @@ namespace {
 
 // O / sum (bf16) for the warpgroup's 64 rows, 64 columns at a time: written into the staging
 // box and stored by one TMA store at (column, query0) of plane `head`; the map drops rows past
-// the sequence. Thread t's 4 bytes of 16-byte chunk g of row r land in chunk g ^ (r % 8) (the
-// 128-byte swizzle), so the 8 rows a warp writes at once hit 8 different chunks. Then the
-// log-sum-exp (natural log) of each of the thread's rows inside the sequence. Inlined: a call
-// would pass O through local memory.
+// the sequence. Then the log-sum-exp (natural log) of each of the thread's rows inside the
+// sequence. Inlined: a call would pass O through local memory.
 template <int HeadDim>
 __device__ __forceinline__ void store_rows(const float (&o)[HeadDim / 2], const RowStats& stats,
-                                           const Fragment& f, StoreBox& box,
+                                           const AccumulatorPlace& f, StoreBox& box,
                                            const CUtensorMap* map_o, float* lse, int head,
                                            int head_row0, int query0, int seq) {
   constexpr float ln2 = 0.6931471805599453f;
@@ -25,25 +23,11 @@ __device__ __forceinline__ void store_rows(const float (&o)[HeadDim / 2], const 
     inverse[h] = 1.0f / sum[h];
   }
   const OutputStore staged(Roles::this_thread());
-  // The thread's first byte in the box, and its rows' swizzle (rows row0 and row0 + 8 share
-  // it); computed here, not hoisted out of the tile loop (see recompute_here).
-  const std::uint32_t first = ptx::recompute_here(static_cast<std::uint32_t>(f.row0 * 128 + 2 * f.col0));
-  const std::uint32_t swizzle = static_cast<std::uint32_t>(f.row0 % 8);
-  // Through the shared window: st.shared (STS), not generic stores.
-  auto* bytes = (__attribute__((address_space(3))) std::byte*)(box.elems) + first;
+  const BoxWriter writer(f);
 #pragma unroll
   for (int c = 0; c < HeadDim / box_cols; ++c) {
     staged.begin();
-#pragma unroll
-    for (int g = 0; g < box_cols / 8; ++g) {
-      const int j = c * (box_cols / 8) + g;  // the 8-column group of O
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        auto* to = (__attribute__((address_space(3))) std::uint32_t*)(
-            bytes + h * 8 * 128 + (static_cast<std::uint32_t>(g) ^ swizzle) * 16);
-        *to = ptx::pack_bf16x2(o[4 * j + 2 * h] * inverse[h], o[4 * j + 2 * h + 1] * inverse[h]);
-      }
-    }
+    writer.write(box, o, c * (box_cols / 8), inverse);
     staged.store([&] { ptx::tma_store_3d(map_o, c * box_cols, query0, head, box.elems); });
   }
   if (lse == nullptr || threadIdx.x % 4 != 0) return;

@@ -43,11 +43,9 @@ struct Tile {
 // a time (128B-swizzled, as O's tensor map stores them) and one TMA store moves them to O.
 // One box per warpgroup, not a whole 64 x HeadDim block: at head dim 128, two such blocks
 // beside two stages each of Q, K and V would not fit a block's shared memory.
-constexpr int store_rows_per_box = attention_o_box_rows;
-static_assert(store_rows_per_box == 64, "a staging box holds one consumer warpgroup's 64 rows");
-struct StoreBox {
-  alignas(1024) std::uint16_t elems[store_rows_per_box * box_cols];
-};
+using StoreBox = SwizzledBox;
+static_assert(attention_o_box_rows == StoreBox::rows && box_cols == StoreBox::cols,
+              "attention_kernels.h: O's tensor-map box is one consumer warpgroup's SwizzledBox");
 
 using QPipeline = ProducerConsumerPipeline<q_stages>;
 using KvPipeline = ProducerConsumerPipeline<kv_stages>;

@@ -6,15 +6,6 @@
 namespace linpipe::kernels {
 namespace {
 
-// This thread's place in an m64nNk16 accumulator of its warpgroup: rows row0 and row0 + 8
-// (relative to the warpgroup's 64), and for each 8-column group g the columns 8g + col0 and
-// 8g + col0 + 1; value 4g + 2h + c is (row0 + 8h, 8g + col0 + c).
-struct Fragment {
-  int row0;
-  int col0;
-  __device__ explicit Fragment(int t) : row0(16 * (t / 32) + (t % 32) / 4), col0(2 * (t % 4)) {}
-};
-
 // The running softmax statistics of the thread's two rows, base 2, scaled by the softmax
 // scale: max over the keys seen so far and this thread's share of the sum of exp2(x - max)
 // (the four threads of a row hold a quarter each until the end).
@@ -39,7 +30,7 @@ __device__ inline float quad_sum(float x) {
 // much each row's maximum grew), which rescale_rows applies once no wgmma writes them;
 // pack_p makes wgmma's A operand of P.
 __device__ __forceinline__ void softmax_tile(float (&s)[64], float (&rescale)[2], RowStats& stats,
-                                             const Fragment& f, int query0, int key0, int seq,
+                                             const AccumulatorPlace& f, int query0, int key0, int seq,
                                              bool causal, float scale_log2) {
   float tile_max[2] = {-__builtin_inff(), -__builtin_inff()};
   const int last_key = key0 + block_kv - 1;

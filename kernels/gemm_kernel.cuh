@@ -58,10 +58,9 @@ __device__ Tracer role_tracer(const Target&... target) {
 // per box moves them to C while the warpgroup goes on to its next tile's MMAs.
 constexpr int store_box_cols = gemm_c_box_cols;  // as C's tensor map stores them
 constexpr int store_boxes = block_n / 2 / store_box_cols;
-static_assert(gemm_c_box_rows == 64, "a staging box holds one consumer warpgroup's 64 rows");
-struct StoreBox {
-  alignas(1024) std::uint16_t elems[gemm_c_box_rows * store_box_cols];
-};
+using StoreBox = SwizzledBox;
+static_assert(gemm_c_box_rows == StoreBox::rows && gemm_c_box_cols == StoreBox::cols,
+              "gemm_kernels.h: C's tensor-map box is one consumer warpgroup's SwizzledBox");
 struct SharedMemory {
   Storage pipeline;
   StoreBox staging[consumer_warpgroups][store_boxes];
@@ -119,38 +118,23 @@ __device__ __forceinline__ void produce(Pipe& pipe, Storage& storage,
   pipe.drain();  // every stage released before the CTA's shared memory goes away
 }
 
-// Accumulators (layout: see linpipe:ptx_wgmma) -> C (bf16) through the warpgroup's staging
-// boxes and the tensor copy engine, half the tile's columns at a time. Thread t holds rows
-// 16 * (t / 32) + (t % 32) / 4 (+ 8) and, for each j, columns 8j + 2 (t % 4) (+ 1): 4 bytes of
-// the 16-byte chunk j % 8 of its row, which the 128-byte swizzle places at chunk (j ^ row) % 8,
-// so the 8 rows a warp writes at once land in 8 different chunks (no bank conflicts). The
-// ordering around the boxes (free before writing, fenced and synced before one thread stores
-// them) is the StagedStore's.
+// Accumulators -> C (bf16) through the warpgroup's staging boxes and the tensor copy engine,
+// half the tile's columns at a time (BoxWriter places each thread's values in the swizzled
+// boxes; the ordering around them is the StagedStore's).
 // Inlined: a call would pass the accumulators through local memory, and ptxas would serialise
 // the wgmma that write them.
 __device__ __forceinline__ void store_tile(const float (&acc)[accumulators],
                                            StoreBox (&boxes)[store_boxes], const CUtensorMap* map_c,
                                            const Roles& me, int row0, int col0) {
-  const int t = static_cast<int>(me.thread_in_consumer());
   const StagedStore<Roles> staged(me);
-  const int r0 = 16 * (t / 32) + (t % 32) / 4;
-  constexpr int per_half = accumulators / 8;  // column groups of 8 in half the tile
+  const BoxWriter writer(AccumulatorPlace(me.thread_in_consumer()));
+  constexpr int groups_per_box = store_box_cols / 8;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     staged.begin();
 #pragma unroll
-    for (int g = 0; g < per_half; ++g) {
-      const int j = half * per_half + g;
-      // Through the shared window: st.shared (STS), not generic stores.
-      auto* box = (__attribute__((address_space(3))) std::byte*)(boxes[g / 8].elems);
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = r0 + 8 * h;
-        auto* to = (__attribute__((address_space(3))) std::uint32_t*)(
-            box + row * 128 + ((g % 8) ^ (row % 8)) * 16 + 4 * (t % 4));
-        *to = ptx::pack_bf16x2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-      }
-    }
+    for (int b = 0; b < store_boxes; ++b)
+      writer.write(boxes[b], acc, (half * store_boxes + b) * groups_per_box);
     staged.store([&] {
 #pragma unroll
       for (int b = 0; b < store_boxes; ++b)

@@ -34,4 +34,5 @@ export import :ordered_turns;
 export import :mbar_ordered_turns;
 export import :store_epilogue;
 export import :staged_store;
+export import :accumulator_box;
 export import :launch;

@@ -19,8 +19,8 @@
 //
 //   const linpipe::StagedStore<Roles> staged(me);
 //   staged.begin();
-//   write_fragment(shared.staging[me.consumer()], acc);
-//   staged.store([&] { ptx::tma_store_2d(&map_c, col, row, shared.staging[me.consumer()]); });
+//   writer.write(shared.staging[me.consumer()], acc, 0);  // a BoxWriter: linpipe:accumulator_box
+//   staged.store([&] { ptx::tma_store_2d(&map_c, col, row, shared.staging[me.consumer()].elems); });
 //   ...
 //   linpipe::StagedStore<Roles>::finish();  // every thread, where the roles have joined
 module;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from a folder of carried executables (scripts/stage_device_run.sh):
 # the GPU tests (debug checks on, and the new ones without), compute-sanitizer on the kernel
-# parts and RMSNorm, the RMSNorm SASS counts and its benchmark against the plain kernel and
-# torch, then stream_copy and GEMM benchmarks (placement changed under both).
+# parts, the staged store and RMSNorm, the RMSNorm SASS counts and its benchmark against the
+# plain kernel and torch, then stream_copy and GEMM benchmarks (placement changed under both).
 # Usage: run_kernel_parts.sh DIR OUT
 set -uo pipefail
 dir=$1 out=$2
@@ -61,8 +61,11 @@ run_tests cuda_import_test gpu_readme_kernel_test gpu_readme_kernel_test_release
   gpu_kernel_parts_test_release gpu_ordered_turns_test gpu_ordered_turns_test_release \
   gpu_dynamic_schedule_test gpu_rmsnorm_test gpu_rmsnorm_test_release gpu_pingpong_test \
   gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test \
-  gpu_traced_kernels_test gpu_attention_test
+  gpu_traced_kernels_test gpu_attention_test gpu_staged_store_test
 for tool in racecheck synccheck; do
+  run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_staged_store_test" \
+    > "$logs/sanitizer_staged_store_$tool.log" 2>&1
+  echo "staged store $tool: $(grep -E 'SUMMARY' "$logs/sanitizer_staged_store_$tool.log")"
   run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_kernel_parts_test_release" \
     --gtest_filter='KernelParts.P*:KernelParts.O*' > "$logs/sanitizer_parts_$tool.log" 2>&1
   echo "kernel parts $tool: $(grep -E 'SUMMARY' "$logs/sanitizer_parts_$tool.log")"

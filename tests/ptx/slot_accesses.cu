@@ -1,6 +1,6 @@
 // Slot accesses through linpipe's placements must stay in the shared address space: the
-// kernels below read and write ring slots and a plan's extras, and tests/ptx/check_ptx.py
-// fails if any of their loads or stores compiled to a generic ld / st.
+// kernels below read and write ring slots, a plan's extras and an epilogue's staging boxes, and
+// tests/ptx/check_ptx.py fails if any of their loads or stores compiled to a generic ld / st.
 import linpipe;
 
 #include <cstddef>
@@ -49,4 +49,20 @@ __global__ void storage_slots(float* out, std::uint32_t tiles) {
     out[t * 256 + threadIdx.x] = row.v[(threadIdx.x + 1) % 256];
     stage.release();
   }
+}
+
+// An epilogue's staging box in a plan, written through BoxWriter from an m64n128 accumulator.
+struct Staging {
+  linpipe::SwizzledBox boxes[2];
+};
+__global__ void box_writes(const float* in, float scale) {
+  extern __shared__ __align__(16) std::byte smem[];
+  Staging& staging = linpipe::SharedPlan<Staging>::place(smem);
+  float acc[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) acc[i] = in[i * 128 + threadIdx.x];
+  const linpipe::BoxWriter writer(linpipe::AccumulatorPlace(threadIdx.x % 128));
+  const float row_scale[2] = {scale, 2 * scale};
+  writer.write(staging.boxes[0], acc, 0);
+  writer.write(staging.boxes[1], acc, 8, row_scale);
 }
