@@ -22,8 +22,19 @@ inline constexpr int rmsnorm_widths[] = {1024, 2048, 4096, 8192};
 // The held shapes (`held`: 2 stages, `held_deep`: 3) read each row from its slot once into the
 // registers of 1-4 warps that share it, free the slot, then scale and store from registers
 // (store = threads only). `single` has one stage, for one-shot grids, where a CTA loads one
-// tile and a second stage would only keep another CTA off the SM.
-enum class RmsNormShape : int { wide = 0, narrow = 1, shallow = 2, held = 3, held_deep = 4, single = 5 };
+// tile and a second stage would only keep another CTA off the SM; `single_row` the same with
+// one row a consumer warp, and `pair` with two consumer warps of one row each (smaller
+// tiles: more CTAs an SM).
+enum class RmsNormShape : int {
+  wide = 0,
+  narrow = 1,
+  shallow = 2,
+  held = 3,
+  held_deep = 4,
+  single = 5,
+  single_row = 6,
+  pair = 7,
+};
 enum class RmsNormStore : int { bulk = 0, threads = 1 };
 struct RmsNormConfig {
   RmsNormShape shape = RmsNormShape::wide;

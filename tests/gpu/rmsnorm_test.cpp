@@ -97,7 +97,7 @@ TEST_P(RmsNorm, LinpipeEveryConfiguration) {
   const Case c = GetParam();
   for (const RmsNormShape shape : {RmsNormShape::wide, RmsNormShape::narrow, RmsNormShape::shallow,
                                    RmsNormShape::held, RmsNormShape::held_deep,
-                                   RmsNormShape::single}) {
+                                   RmsNormShape::single, RmsNormShape::single_row, RmsNormShape::pair}) {
     const bool held = shape == RmsNormShape::held || shape == RmsNormShape::held_deep;
     for (const RmsNormStore store : {RmsNormStore::bulk, RmsNormStore::threads}) {
       if (held && store == RmsNormStore::bulk) continue;  // refused: see RmsNormArguments
