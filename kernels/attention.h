@@ -5,12 +5,15 @@
 // wgmma, the softmax online in registers between them. Plain host API: no module import.
 //
 // Layouts (dense, row-major, bf16 bit patterns; BHSD):
-//   Q, K, V, O: batch x heads x seq x head_dim    element (b, h, s, d) at ((b * heads + h) * seq + s) * head_dim + d
-//   LSE:        batch x heads x seq (fp32)        log(sum_j exp(scale * q_s . k_j)) over the
-//                                                 keys row s attends to (natural log)
+//   Q, O:  batch x heads x seq x head_dim     element (b, h, s, d) at ((b * heads + h) * seq + s) * head_dim + d
+//   K, V:  batch x kv_heads x seq x head_dim  the same with kv_heads
+//   LSE:   batch x heads x seq (fp32)         log(sum_j exp(scale * q_s . k_j)) over the keys
+//                                             row s attends to (natural log)
 // O[s] = sum_j softmax_j(scale * q_s . k_j) v_j over keys j < seq, and j <= s when causal (the
 // mask's diagonal at the top left, as torch's scaled_dot_product_attention(is_causal=True)
-// with equal query and key lengths).
+// with equal query and key lengths). Grouped-query attention: query head h reads K/V head
+// h / (heads / kv_heads), as scaled_dot_product_attention(..., enable_gqa=True); kv_heads = 1
+// is multi-query attention.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,11 +26,18 @@ inline constexpr int attention_block_kv = 128;
 
 struct AttentionShape {
   int batch = 1;
-  int heads = 1;
-  int seq = 0;        // query and key length, any value >= 1 (tails are masked)
+  int heads = 1;       // query heads
+  int seq = 0;         // query and key length, any value >= 1 (tails are masked)
   int head_dim = 128;  // 64 or 128
   bool causal = false;
+  int kv_heads = 0;    // K/V heads, dividing heads; 0: as many as query heads
 };
+
+// How many query heads of one K/V head a CTA computes together (AttentionConfig::packed_heads
+// = 0): the largest power of two dividing heads / kv_heads, at most 16. A CTA's 128 query rows
+// are then 128 / packed rows of each of `packed` query heads, so every K/V tile it loads
+// serves all of them; without grouping (kv_heads = heads) it is 1.
+int attention_packed_heads(const AttentionShape& shape);
 
 // How a consumer warpgroup orders its work.
 struct AttentionConfig {
@@ -45,7 +55,18 @@ struct AttentionConfig {
   // The persistent grid's CTAs: 0 for one per SM (all one CTA can use), fewer to leave SMs to
   // other work. Never more than there are query blocks.
   int persistent_ctas = 0;
+  // Query heads sharing a K/V head that a CTA computes together: 0 for
+  // attention_packed_heads(shape); else a power of two dividing heads / kv_heads, at most 16.
+  int packed_heads = 0;
 };
+
+// The configuration attention_bf16 uses when none is given, from the H200 measurements of
+// 2026-12-05 (docs/benchmarks.md): the in-order schedule everywhere (the overlapped and
+// ping-pong schedules were at most 1-2% ahead of it on a few shapes, and behind on most); a
+// persistent grid where query blocks are short and many (head dim 64, full mask or seq <= 2048;
+// head dim 128, seq <= 1024: 8-29% faster there), a CTA per query block elsewhere (the
+// hardware's launch order evens out the causal blocks' lengths).
+AttentionConfig attention_config_for(const AttentionShape& shape);
 
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually
 // 1 / sqrt(head_dim). Device pointers, 16-byte aligned. Returns cudaErrorInvalidValue for a
@@ -54,7 +75,7 @@ struct AttentionConfig {
 cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                            const AttentionShape& shape, float scale, const AttentionConfig& config,
                            cudaStream_t stream = nullptr, const char** why = nullptr);
-// The same with the default AttentionConfig.
+// The same with attention_config_for(shape).
 cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                            const AttentionShape& shape, float scale, cudaStream_t stream = nullptr,
                            const char** why = nullptr);
@@ -63,8 +84,15 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
 
 // The same for foreign callers (attention_bench.py loads it with ctypes from
 // liblinpipe_attention.so): returns the cudaError_t as an int; a rejected shape prints why
-// to stderr.
+// to stderr. The first with as many K/V heads as query heads; the second with kv_heads and
+// packed_heads (0: the rule above).
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                       int batch, int heads, int seq, int head_dim, int causal,
                                       float scale, int overlap_softmax, int pingpong, int persistent,
                                       void* stream);
+// attention_config_for(shape) as bits: 1 overlap_softmax, 2 pingpong, 4 persistent.
+extern "C" int linpipe_attention_config_bits(int heads, int kv_heads, int seq, int head_dim, int causal);
+extern "C" int linpipe_attention_gqa_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                          int batch, int heads, int kv_heads, int seq, int head_dim,
+                                          int causal, float scale, int overlap_softmax, int pingpong,
+                                          int persistent, int packed_heads, void* stream);

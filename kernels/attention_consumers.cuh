@@ -33,18 +33,6 @@ class IssueTurns {
   int left_;
 };
 
-// What a consumer warpgroup works on: its rows of the CTA's query block and the tiles to read.
-struct ConsumerTask {
-  int head;       // the plane of batch x heads
-  int head_row0;  // the head's first row in the flattened batch x heads x seq rows
-  int query0;     // the warpgroup's first query row within the head
-  int tiles;      // K/V tiles to read
-  int seq;
-  bool causal;
-  float scale_log2;
-  int warpgroup;
-};
-
 // S = Q K^T for the next K tile on its own: one wgmma group issued in this warpgroup's turn
 // and waited for, then the K stage released. Both schedules start with it.
 template <int HeadDim, bool PingPong>
@@ -104,14 +92,13 @@ __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& 
     score_step<HeadDim>(k_pipe, shared, q_desc, turns, s);
     std::uint32_t p[32];
     float rescale[2];
-    softmax_tile(s, rescale, stats, f, task.query0, j * block_kv, task.seq, task.causal, task.scale_log2);
+    softmax_tile(s, rescale, stats, f, task, j * block_kv);
     pack_p(s, p);
     rescale_rows(o, rescale);
     pv_step<HeadDim>(v_pipe, shared, o, p, turns);
   }
   q.release();
-  store_rows<HeadDim>(o, stats, f, shared.staging[task.warpgroup], map_o, lse, task.head,
-                      task.head_row0, task.query0, task.seq);
+  store_rows<HeadDim>(o, stats, f, task, shared.staging[task.warpgroup], map_o, lse);
 }
 
 // One consumer warpgroup, the softmax overlapped with the tensor cores: with P(j) ready, it
@@ -137,7 +124,7 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
     float s[64];
     score_step<HeadDim>(k_pipe, shared, q_desc, turns, s);
     float rescale[2];  // O is still zero: nothing to rescale
-    softmax_tile(s, rescale, stats, f, task.query0, 0, task.seq, task.causal, task.scale_log2);
+    softmax_tile(s, rescale, stats, f, task, 0);
     pack_p(s, p);
   }
   for (int j = 0; j + 1 < task.tiles; ++j) {
@@ -159,8 +146,7 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
     ptx::wgmma_fence_operands(s);
     k.release();
     float rescale[2];
-    softmax_tile(s, rescale, stats, f, task.query0, (j + 1) * block_kv, task.seq, task.causal,
-                 task.scale_log2);
+    softmax_tile(s, rescale, stats, f, task, (j + 1) * block_kv);
     ptx::wgmma_wait_group<0>();  // P(j) V(j) has retired: O and p are free
     ptx::wgmma_fence_operands(o);
     ptx::wgmma_fence_operands(p);
@@ -172,8 +158,7 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
   }
   pv_step<HeadDim>(v_pipe, shared, o, p, turns);  // the last tile's P V
   q.release();
-  store_rows<HeadDim>(o, stats, f, shared.staging[task.warpgroup], map_o, lse, task.head,
-                      task.head_row0, task.query0, task.seq);
+  store_rows<HeadDim>(o, stats, f, task, shared.staging[task.warpgroup], map_o, lse);
 }
 
 }  // namespace

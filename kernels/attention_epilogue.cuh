@@ -7,14 +7,14 @@ namespace linpipe::kernels {
 namespace {
 
 // O / sum (bf16) for the warpgroup's 64 rows, 64 columns at a time: written into the staging
-// box and stored by one TMA store at (column, query0) of plane `head`; the map drops rows past
-// the sequence. Then the log-sum-exp (natural log) of each of the thread's rows inside the
-// sequence. Inlined: a call would pass O through local memory.
+// box and stored by one TMA store at (column, task.query0) of plane task.head (the map's box: the
+// warpgroup's rows of each of its heads, head by head); the map drops rows past the sequence.
+// Then the log-sum-exp (natural log) of each of the thread's rows inside the sequence.
+// Inlined: a call would pass O through local memory.
 template <int HeadDim>
 __device__ __forceinline__ void store_rows(const float (&o)[HeadDim / 2], const RowStats& stats,
-                                           const AccumulatorPlace& f, StoreBox& box,
-                                           const CUtensorMap* map_o, float* lse, int head,
-                                           int head_row0, int query0, int seq) {
+                                           const AccumulatorPlace& f, const ConsumerTask& task,
+                                           StoreBox& box, const CUtensorMap* map_o, float* lse) {
   constexpr float ln2 = 0.6931471805599453f;
   float inverse[2], sum[2];
 #pragma unroll
@@ -28,13 +28,13 @@ __device__ __forceinline__ void store_rows(const float (&o)[HeadDim / 2], const 
   for (int c = 0; c < HeadDim / box_cols; ++c) {
     staged.begin();
     writer.write(box, o, c * (box_cols / 8), inverse);
-    staged.store([&] { ptx::tma_store_3d(map_o, c * box_cols, query0, head, box.elems); });
+    staged.store([&] { ptx::tma_store_3d(map_o, c * box_cols, task.query0, task.head, box.elems); });
   }
   if (lse == nullptr || threadIdx.x % 4 != 0) return;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    const int query = query0 + f.row0 + 8 * h;
-    if (query < seq) lse[head_row0 + query] = (stats.max[h] + __log2f(sum[h])) * ln2;
+    const int query = row_query(f, task, h);
+    if (query < task.seq) lse[row_plane(f, task, h) * task.seq + query] = (stats.max[h] + __log2f(sum[h])) * ln2;
   }
 }
 

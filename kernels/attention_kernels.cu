@@ -16,7 +16,9 @@
 // may take turns issuing (ping-pong) so that one's softmax runs under the other's products.
 // At the block's end each warpgroup stages O in shared memory and stores it with TMA.
 // Each head is a plane of the 3-D tensor maps: rows of a tile past the sequence are read as
-// zeros (never another head's rows) and masked, and are not stored.
+// zeros (never another head's rows) and masked, and are not stored. Grouped-query attention
+// (HeadPacking): a CTA's 128 query rows may hold several query heads that share a K/V head,
+// rows_per_head() rows of each, so every K/V tile loaded serves all of them.
 //
 // The kernel's parts, one job a file, included below in order: attention_layout.cuh (roles,
 // tiles, pipelines, shared memory, named barriers), attention_schedule.cuh (which tiles a CTA
@@ -51,7 +53,8 @@ template <int HeadDim, bool Overlap, bool PingPong>
 __global__ void __launch_bounds__(threads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_o,
-                     float* lse, int seq, Schedule schedule, bool causal, float scale_log2) {
+                     float* lse, int seq, Schedule schedule, HeadPacking packing, bool causal,
+                     float scale_log2) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
   SharedMemory<HeadDim>& shared = Plan<HeadDim>::place(smem_raw);
   const Roles me = Roles::this_thread();
@@ -76,14 +79,23 @@ __global__ void __launch_bounds__(threads, 1)
   // 2 x 232) registers fit the SM.
   me.run_with_register_budget<40, 232>(
       [&] {
-        if (issuer) produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, schedule, seq, causal);
+        if (issuer)
+          produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, schedule, packing, seq, causal);
       },
       [&] {
         const int consumer = static_cast<int>(me.consumer());
-        for (const WorkItem block : schedule.items()) {
-          const int head = static_cast<int>(block.tile_y), qb = static_cast<int>(block.tile_x);
-          const ConsumerTask task{head, head * seq, qb * block_q + consumer * 64, kv_tiles(seq, qb, causal),
-                                  seq, causal, scale_log2, consumer};
+        for (const WorkItem item : schedule.items()) {
+          const QueryBlock block(item, packing, seq, causal);
+          // The warpgroup's first row, 64 x consumer of the block's packed rows.
+          const int first_row = 64 * consumer;
+          const ConsumerTask task{block.q_plane + first_row / packing.rows_per_head(),
+                                  block.query0 + first_row % packing.rows_per_head(),
+                                  packing.warpgroup_rows_per_head(),
+                                  block.tiles,
+                                  seq,
+                                  causal,
+                                  scale_log2,
+                                  consumer};
           if constexpr (Overlap) {
             consume_overlapped<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
           } else {

@@ -13,6 +13,22 @@
 
 namespace linpipe::kernels {
 
+// How a CTA's 128 query rows map to query heads, and query heads to K/V heads: a CTA computes
+// `packed` query heads of one K/V head together, rows_per_head() = 128 / packed rows of each,
+// head by head (Q row m of the tile is query q0 + m % rows_per_head of the tile's head
+// m / rows_per_head); query head plane p (of batch x heads) reads K/V plane p / group.
+struct HeadPacking {
+  int group = 1;   // query heads per K/V head
+  int packed = 1;  // query heads per CTA tile: a power of two dividing group, at most 16
+  __host__ __device__ constexpr int rows_per_head() const { return attention_block_q / packed; }
+  // A consumer warpgroup's 64 rows: rows of one head (at most 64), and the heads they span.
+  __host__ __device__ constexpr int warpgroup_rows_per_head() const {
+    return rows_per_head() < 64 ? rows_per_head() : 64;
+  }
+  __host__ __device__ constexpr int warpgroup_heads() const { return 64 / warpgroup_rows_per_head(); }
+};
+inline constexpr int attention_max_packed_heads = 16;
+
 // The CTA tiles: query blocks (x) of each head of batch x heads (y), the last query block
 // first (under a causal mask the last blocks read the most tiles: longest first, which is
 // what the hardware's launch-as-SMs-free-up needs to end evenly). Head by head, so that the K
@@ -22,21 +38,24 @@ namespace linpipe::kernels {
 // direction (a snake): a simulation of 132 CTAs over the bench's head-dim-128 causal shapes
 // (seq 512-16k) puts the busiest CTA within 0-3% of the mean across heads, against 3-54% head
 // by head, at the price of more heads' K and V in flight.
+// With packed heads (HeadPacking), a y is `packed` query heads and a query block holds
+// rows_per_head() queries of each.
 // Built on the host and passed by value as a kernel parameter: its fields stay in the
 // parameter bank, not in registers across a CTA's tiles.
 using AttentionSchedule = WorkSchedule<LongestFirstOrder, SnakeWalk>;
 
-inline AttentionSchedule attention_schedule(int batch_heads, int seq, bool across_heads) {
+inline AttentionSchedule attention_schedule(int batch_heads, int seq, HeadPacking packing,
+                                            bool across_heads) {
   return AttentionSchedule(
-      TileSpace{{static_cast<std::uint64_t>(seq), static_cast<std::uint64_t>(batch_heads), 1},
-                {attention_block_q, 1, 1}},
+      TileSpace{{static_cast<std::uint64_t>(seq), static_cast<std::uint64_t>(batch_heads / packing.packed), 1},
+                {static_cast<std::uint64_t>(packing.rows_per_head()), 1, 1}},
       LongestFirstOrder{.row_by_row = !across_heads});
 }
 
 // The kernels' parameters: the Q, K, V and O tensor maps (__grid_constant__), LSE (or null),
-// seq, the schedule, whether causal, and the softmax scale times log2(e).
+// seq, the schedule, the head packing, whether causal, and the softmax scale times log2(e).
 using AttentionKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, float*, int,
-                                 AttentionSchedule, bool, float);
+                                 AttentionSchedule, HeadPacking, bool, float);
 
 // The kernel for a head dim (64 or 128) and a consumer schedule (AttentionConfig).
 AttentionKernel attention_kernel_for(int head_dim, bool overlap_softmax, bool pingpong);
@@ -45,8 +64,10 @@ std::size_t attention_shared_bytes(int head_dim);
 
 // Every attention kernel's block: a producer warpgroup and two consumer warpgroups.
 inline constexpr unsigned attention_threads = 384;
-// Q, K and V are read in boxes of attention_block_q (attention_block_kv) rows, O written in
-// boxes of one consumer warpgroup's rows; every box is one 128-byte swizzle span of bf16 wide.
+// K and V are read in boxes of attention_block_kv rows, Q in boxes of a CTA's 128 rows
+// (rows_per_head() rows of `packed` heads), O written in boxes of one consumer warpgroup's
+// 64 rows (warpgroup_rows_per_head() rows of warpgroup_heads() heads); every box is one
+// 128-byte swizzle span of bf16 wide.
 inline constexpr int attention_o_box_rows = 64;
 inline constexpr int attention_box_cols = 64;
 

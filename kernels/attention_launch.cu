@@ -1,6 +1,6 @@
 // attention_bf16's host side (the kernels: attention_kernels.cu): the argument checks, the
-// tensor maps of Q, K, V and O, the launch through linpipe::launch, and the C entry point that
-// attention_bench.py loads. Compiled once, apart from the kernels.
+// head packing, the tensor maps of Q, K, V and O, the launch through linpipe::launch, and the
+// C entry points that attention_bench.py loads. Compiled once, apart from the kernels.
 #include "attention.h"
 
 #include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
@@ -17,33 +17,44 @@ import linpipe;
 namespace linpipe::kernels {
 namespace {
 
-// Q, K, V or O as batch x heads planes of seq rows of head_dim, in boxes of `box_rows` x 64 of
-// one plane (a box never reads or writes another head's rows: past the sequence a load reads
-// zeros and a store writes nothing).
-cudaError_t encode_heads(CUtensorMap* map, const void* base, const AttentionShape& shape,
-                         std::uint32_t box_rows, const char** why) {
+// Q, K, V or O as `planes` planes (batch x heads, or batch x kv_heads) of seq rows of
+// head_dim, in boxes of `box_rows` x 64 of each of `box_planes` planes (a box never reads or
+// writes past a head's rows: past the sequence a load reads zeros and a store writes nothing).
+cudaError_t encode_heads(CUtensorMap* map, const void* base, const AttentionShape& shape, int planes,
+                         std::uint32_t box_rows, std::uint32_t box_planes, const char** why) {
   TensorMap3d desc;
   desc.base = base;
-  desc.planes = static_cast<std::uint64_t>(shape.batch) * static_cast<std::uint64_t>(shape.heads);
+  desc.planes = static_cast<std::uint64_t>(shape.batch) * static_cast<std::uint64_t>(planes);
   desc.rows = static_cast<std::uint64_t>(shape.seq);
   desc.cols = static_cast<std::uint64_t>(shape.head_dim);
+  desc.box_planes = box_planes;
   desc.box_rows = box_rows;
   desc.box_cols = attention_box_cols;
   return encode_tensor_map_3d(map, desc, why);
 }
 
+int kv_heads_of(const AttentionShape& shape) { return shape.kv_heads == 0 ? shape.heads : shape.kv_heads; }
+
 cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* lse,
                    const AttentionShape& shape, float scale, const AttentionConfig& config,
                    cudaStream_t stream, const char** why) {
+  const int kv_heads = kv_heads_of(shape);
+  HeadPacking packing;
+  packing.group = shape.heads / kv_heads;
+  packing.packed = config.packed_heads == 0 ? attention_packed_heads(shape) : config.packed_heads;
+  const auto rows = static_cast<std::uint32_t>(packing.rows_per_head());
+  const auto packed = static_cast<std::uint32_t>(packing.packed);
+  const auto o_rows = static_cast<std::uint32_t>(packing.warpgroup_rows_per_head());
+  const auto o_heads = static_cast<std::uint32_t>(packing.warpgroup_heads());
   CUtensorMap map_q, map_k, map_v, map_o;
-  cudaError_t status = encode_heads(&map_q, q, shape, attention_block_q, why);
+  cudaError_t status = encode_heads(&map_q, q, shape, shape.heads, rows, packed, why);
   if (status != cudaSuccess) return status;
-  if ((status = encode_heads(&map_k, k, shape, attention_block_kv, why)) != cudaSuccess) return status;
-  if ((status = encode_heads(&map_v, v, shape, attention_block_kv, why)) != cudaSuccess) return status;
-  if ((status = encode_heads(&map_o, o, shape, attention_o_box_rows, why)) != cudaSuccess) return status;
+  if ((status = encode_heads(&map_k, k, shape, kv_heads, attention_block_kv, 1, why)) != cudaSuccess) return status;
+  if ((status = encode_heads(&map_v, v, shape, kv_heads, attention_block_kv, 1, why)) != cudaSuccess) return status;
+  if ((status = encode_heads(&map_o, o, shape, shape.heads, o_rows, o_heads, why)) != cudaSuccess) return status;
   constexpr float log2e = 1.4426950408889634f;
-  const AttentionSchedule schedule =
-      attention_schedule(shape.batch * shape.heads, shape.seq, config.persistent && shape.causal);
+  const AttentionSchedule schedule = attention_schedule(shape.batch * shape.heads, shape.seq, packing,
+                                                        config.persistent && shape.causal);
   // Persistent: by default a CTA per SM (the shared memory allows one), each taking several
   // query blocks.
   const LaunchResult launched = linpipe::launch(
@@ -52,10 +63,12 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
        .items = schedule.count(),
        .grid = config.persistent ? GridKind::persistent : GridKind::one_per_item,
        .max_ctas = static_cast<unsigned>(config.persistent_ctas), .stream = stream},
-      map_q, map_k, map_v, map_o, lse, shape.seq, schedule, shape.causal, scale * log2e);
+      map_q, map_k, map_v, map_o, lse, shape.seq, schedule, packing, shape.causal, scale * log2e);
   if (!launched && why != nullptr) *why = kept_why(launched);
   return launched.status;
 }
+
+bool power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 }  // namespace
 
@@ -69,6 +82,13 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
   if (shape.head_dim != 64 && shape.head_dim != 128) return reject("head_dim must be 64 or 128");
   if (shape.batch < 1 || shape.heads < 1 || shape.seq < 1)
     return reject("batch, heads and seq must be at least 1");
+  if (shape.kv_heads < 0 || shape.kv_heads > shape.heads || (shape.kv_heads > 0 && shape.heads % shape.kv_heads != 0))
+    return reject("kv_heads must divide heads (0: as many K/V heads as query heads)");
+  const int group = shape.heads / kv_heads_of(shape);
+  if (config.packed_heads != 0 &&
+      (!power_of_two(config.packed_heads) || config.packed_heads > attention_max_packed_heads ||
+       group % config.packed_heads != 0))
+    return reject("packed_heads must be 0 or a power of two up to 16 dividing heads / kv_heads");
   if (static_cast<long long>(shape.batch) * shape.heads * shape.seq >= (1ll << 31))
     return reject("batch x heads x seq must be below 2^31 rows");
   if (!(scale > 0.0f)) return reject("scale must be positive (usually 1 / sqrt(head_dim))");
@@ -84,20 +104,36 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
   return launch(q, k, v, o, lse, shape, scale, config, stream, why);
 }
 
+int attention_packed_heads(const AttentionShape& shape) {
+  const int kv_heads = kv_heads_of(shape);
+  if (kv_heads < 1 || shape.heads % kv_heads != 0) return 1;
+  const int group = shape.heads / kv_heads;
+  int packed = 1;
+  while (packed < attention_max_packed_heads && group % (2 * packed) == 0) packed *= 2;
+  return packed;
+}
+
 cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                            const AttentionShape& shape, float scale, cudaStream_t stream, const char** why) {
-  return attention_bf16(q, k, v, o, lse, shape, scale, AttentionConfig{}, stream, why);
+  return attention_bf16(q, k, v, o, lse, shape, scale, attention_config_for(shape), stream, why);
+}
+
+AttentionConfig attention_config_for(const AttentionShape& shape) {
+  AttentionConfig config;
+  config.persistent = shape.head_dim == 64 ? !shape.causal || shape.seq <= 2048 : shape.seq <= 1024;
+  return config;
 }
 
 }  // namespace linpipe::kernels
 
-extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
-                                      int batch, int heads, int seq, int head_dim, int causal,
-                                      float scale, int overlap_softmax, int pingpong, int persistent,
-                                      void* stream) {
+extern "C" int linpipe_attention_gqa_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                          int batch, int heads, int kv_heads, int seq, int head_dim,
+                                          int causal, float scale, int overlap_softmax, int pingpong,
+                                          int persistent, int packed_heads, void* stream) {
   linpipe::kernels::AttentionShape shape;
   shape.batch = batch;
   shape.heads = heads;
+  shape.kv_heads = kv_heads;
   shape.seq = seq;
   shape.head_dim = head_dim;
   shape.causal = causal != 0;
@@ -106,8 +142,28 @@ extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* 
   config.overlap_softmax = overlap_softmax != 0;
   config.pingpong = pingpong != 0;
   config.persistent = persistent != 0;
+  config.packed_heads = packed_heads;
   const cudaError_t status = linpipe::kernels::attention_bf16(q, k, v, o, lse, shape, scale, config,
                                                               static_cast<cudaStream_t>(stream), &why);
   if (status == cudaErrorInvalidValue && why != nullptr) std::fprintf(stderr, "linpipe_attention_bf16: %s\n", why);
   return static_cast<int>(status);
+}
+
+extern "C" int linpipe_attention_config_bits(int heads, int kv_heads, int seq, int head_dim, int causal) {
+  linpipe::kernels::AttentionShape shape;
+  shape.heads = heads;
+  shape.kv_heads = kv_heads;
+  shape.seq = seq;
+  shape.head_dim = head_dim;
+  shape.causal = causal != 0;
+  const linpipe::kernels::AttentionConfig config = linpipe::kernels::attention_config_for(shape);
+  return (config.overlap_softmax ? 1 : 0) | (config.pingpong ? 2 : 0) | (config.persistent ? 4 : 0);
+}
+
+extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                      int batch, int heads, int seq, int head_dim, int causal,
+                                      float scale, int overlap_softmax, int pingpong, int persistent,
+                                      void* stream) {
+  return linpipe_attention_gqa_bf16(q, k, v, o, lse, batch, heads, heads, seq, head_dim, causal, scale,
+                                    overlap_softmax, pingpong, persistent, 0, stream);
 }

@@ -5,8 +5,10 @@
 namespace linpipe::kernels {
 namespace {
 
-// Loads one 128-row tile (rows `row` .. row + 127 of head `head`: rows past the sequence come
-// as zeros) box by box onto the stage's full barrier, which expects the whole tile.
+// Loads one 128-row tile box by box onto the stage's full barrier, which expects the whole
+// tile: rows `row` .. row + 127 of plane `head` for K and V, or rows_per_head() rows from
+// `row` of each of the packed heads from plane `head` for Q (the map's box says which). Rows
+// past the sequence come as zeros.
 template <int HeadDim, class Stage>
 __device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, int head, const Stage& stage) {
   const auto full = stage.mbar();
@@ -16,26 +18,26 @@ __device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, 
     ptx::tma_load_3d(tile.box[b], map, b * box_cols, row, head, full.address());
 }
 
-// One lane, for each of the CTA's query blocks: Q once, then K and V tile by tile. Every stage
-// is released as soon as its loads are issued (the full barrier's expect-tx is the signal), so
-// the next block's loads start as soon as stages free up; drain() before exit.
+// One lane, for each of the CTA's query blocks: Q once, then K and V tile by tile (one K/V
+// head's, for all the block's query heads). Every stage is released as soon as its loads are
+// issued (the full barrier's expect-tx is the signal), so the next block's loads start as soon
+// as stages free up; drain() before exit.
 template <int HeadDim>
 __device__ void produce(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
                         SharedMemory<HeadDim>& shared, const CUtensorMap* map_q,
                         const CUtensorMap* map_k, const CUtensorMap* map_v,
-                        const Schedule& schedule, int seq, bool causal) {
-  for (const WorkItem block : schedule.items()) {
-    const int head = static_cast<int>(block.tile_y), qb = static_cast<int>(block.tile_x);
+                        const Schedule& schedule, const HeadPacking& packing, int seq, bool causal) {
+  for (const WorkItem item : schedule.items()) {
+    const QueryBlock block(item, packing, seq, causal);
     auto q = q_pipe.acquire_producer();
-    load_tile(shared.q[q], map_q, qb * block_q, head, q);
+    load_tile(shared.q[q], map_q, block.query0, block.q_plane, q);
     q.release();
-    const int tiles = kv_tiles(seq, qb, causal);
-    for (int j = 0; j < tiles; ++j) {
+    for (int j = 0; j < block.tiles; ++j) {
       auto k = k_pipe.acquire_producer();
-      load_tile(shared.k[k], map_k, j * block_kv, head, k);
+      load_tile(shared.k[k], map_k, j * block_kv, block.kv_plane, k);
       k.release();
       auto v = v_pipe.acquire_producer();
-      load_tile(shared.v[v], map_v, j * block_kv, head, v);
+      load_tile(shared.v[v], map_v, j * block_kv, block.kv_plane, v);
       v.release();
     }
   }

@@ -1,5 +1,5 @@
-// Which (head, query block) tiles each CTA takes, in which order, and how many K/V tiles each
-// reads.
+// Which (head, query block) tiles each CTA takes, in which order, how many K/V tiles each
+// reads, and which heads and queries a consumer warpgroup's rows are.
 // Part of attention_kernels.cu (see there); included in order, after `import linpipe;`.
 #pragma once
 
@@ -10,11 +10,50 @@ namespace {
 // builds.
 using Schedule = AttentionSchedule;
 
-// Which keys the CTA of query block `qb` reads: all tiles, or up to its diagonal when causal.
-__device__ __host__ inline int kv_tiles(int seq, int qb, bool causal) {
+// Which keys a CTA whose heads' queries are query0 .. query0 + rows - 1 reads: all tiles, or
+// up to the last query's diagonal when causal.
+__device__ __host__ inline int kv_tiles(int seq, int query0, int rows, bool causal) {
   const int all = (seq + block_kv - 1) / block_kv;
-  const int to_diagonal = (qb * block_q + block_q - 1) / block_kv + 1;
+  const int to_diagonal = (query0 + rows - 1) / block_kv + 1;
   return causal && to_diagonal < all ? to_diagonal : all;
+}
+
+// A CTA's query block: its first query head's plane (of batch x heads), the K/V plane all its
+// heads read, its first query, and the K/V tiles it reads.
+struct QueryBlock {
+  int q_plane;
+  int kv_plane;
+  int query0;
+  int tiles;
+  __device__ QueryBlock(const WorkItem& item, const HeadPacking& packing, int seq, bool causal)
+      : q_plane(static_cast<int>(item.tile_y) * packing.packed),
+        kv_plane(q_plane / packing.group),
+        query0(static_cast<int>(item.tile_x) * packing.rows_per_head()),
+        tiles(kv_tiles(seq, query0, packing.rows_per_head(), causal)) {}
+};
+
+
+// What a consumer warpgroup works on: its 64 rows of the CTA's query block (rows_per_head
+// rows of each head from `head` on: 64 of one head, or fewer of several with packed heads) and
+// the tiles to read.
+struct ConsumerTask {
+  int head;           // the plane (of batch x heads) of the warpgroup's first row
+  int query0;         // the first query of each of the warpgroup's heads
+  int rows_per_head;  // a power of two, at most 64
+  int tiles;          // K/V tiles to read
+  int seq;
+  bool causal;
+  float scale_log2;
+  int warpgroup;
+};
+
+// The query of the thread's row half h (row row0 + 8h of the warpgroup's 64), and the plane
+// of its head. Computed where used, not held: registers across the mainloop are scarce.
+__device__ __forceinline__ int row_query(const AccumulatorPlace& f, const ConsumerTask& task, int h) {
+  return task.query0 + ((f.row0 + 8 * h) & (task.rows_per_head - 1));
+}
+__device__ __forceinline__ int row_plane(const AccumulatorPlace& f, const ConsumerTask& task, int h) {
+  return task.head + (f.row0 + 8 * h) / task.rows_per_head;
 }
 
 }  // namespace

@@ -30,19 +30,29 @@ __device__ inline float quad_sum(float x) {
 // much each row's maximum grew), which rescale_rows applies once no wgmma writes them;
 // pack_p makes wgmma's A operand of P.
 __device__ __forceinline__ void softmax_tile(float (&s)[64], float (&rescale)[2], RowStats& stats,
-                                             const AccumulatorPlace& f, int query0, int key0, int seq,
-                                             bool causal, float scale_log2) {
+                                             const AccumulatorPlace& f, const ConsumerTask& task,
+                                             int key0) {
+  const int seq = task.seq;
+  const float scale_log2 = task.scale_log2;
   float tile_max[2] = {-__builtin_inff(), -__builtin_inff()};
   const int last_key = key0 + block_kv - 1;
-  const bool masked = last_key >= seq || (causal && last_key > query0);  // warpgroup-uniform
+  // task.query0, every head's first query, is the warpgroup's smallest: warpgroup-uniform.
+  const bool masked = last_key >= seq || (task.causal && last_key > task.query0);
   if (masked) {
+    // Element i's key is first_key + 8 (i / 4) + i % 2. Row half h keeps the keys before
+    // first_key + visible[h]: those in the sequence and, when causal, up to its row's query.
+    // One compare with an immediate an element.
+    const int first_key = key0 + f.col0;
+    int visible[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int to_diagonal = row_query(f, task, h) + 1;
+      visible[h] = (task.causal && to_diagonal < seq ? to_diagonal : seq) - first_key;
+    }
 #pragma unroll
     for (int i = 0; i < 64; ++i) {
-      const int h = (i / 2) % 2;
-      const int key = key0 + 8 * (i / 4) + f.col0 + i % 2;
-      const int query = query0 + f.row0 + 8 * h;
-      const bool keep = key < seq && (!causal || key <= query);
-      s[i] = keep ? s[i] : -__builtin_inff();
+      const int offset = 8 * (i / 4) + i % 2;
+      s[i] = offset < visible[(i / 2) % 2] ? s[i] : -__builtin_inff();
     }
   }
 #pragma unroll

@@ -2,7 +2,7 @@
 """linpipe's attention_bf16 against torch's scaled_dot_product_attention, same tensors, same GPU.
 
   attention_bench.py LIB [--quick] [--once] [--seqs 512,1024,...] [--head-dims 64,128] [--masks full,causal]
-                    [--before LIB2]
+                    [--kv-groups 1,8] [--gqa-head-dims 128] [--before LIB2]
 
 LIB: liblinpipe_attention.so (built here by the release preset: build/release/kernels/).
 For each sequence length, head dim and mask, batch x heads is chosen so every case holds 16k
@@ -11,13 +11,20 @@ convention). Each of torch's backends (flash, cuDNN, memory-efficient) that acce
 timed, and the fastest is the anchor; linpipe runs in all eight configurations (the consumer
 schedule in order or with the softmax overlapped with the tensor cores; with or without
 ping-pong, the two consumer warpgroups taking turns on the tensor cores; a CTA per query block
-or a persistent grid of a CTA per SM), and its fastest is compared. CUDA events around 20 launches after 5 warm-ups,
+or a persistent grid of a CTA per SM), and its fastest is compared, as is the configuration
+attention_config_for picks (the default). CUDA events around 20 launches after 5 warm-ups,
 median of 5 rounds. FLOPs: 4 x batch x heads x seq^2 x head_dim, half
 that when causal. Before timing, linpipe's output is checked against torch's (max |difference|).
 The table comes last. --before LIB2: an A/B of two builds (LIB2 the one before a change), each
 configuration of both timed in turn on the same tensors, checked against torch too; a second
 table gives each configuration's speed after / before (above 1: faster now). --once: each linpipe configuration and each torch backend runs once on
 each case, untimed, with no table (for a profiler such as ncu).
+--kv-groups: query heads per K/V head (grouped-query attention; 1: every query head its own),
+each group above 1 at the head dims of --gqa-head-dims only. A grouped case has heads / group
+K/V heads, linpipe packs the heads of a group into its CTAs by attention_packed_heads' rule
+(its fastest configuration is timed once more with packing off, in a table of its own), and
+torch runs scaled_dot_product_attention(..., enable_gqa=True). --before skips grouped cases
+(a build from before grouped heads has no entry point for them).
 """
 import argparse
 import ctypes
@@ -39,6 +46,24 @@ def load(lib_path):
     lib = ctypes.CDLL(lib_path)
     fn = lib.linpipe_attention_bf16
     fn.argtypes = ([ctypes.c_void_p] * 5 + [ctypes.c_int] * 5 + [ctypes.c_float] + [ctypes.c_int] * 3
+                   + [ctypes.c_void_p])
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def load_rule(lib_path):
+    """linpipe_attention_config_bits: attention_config_for's choice, as (overlap, pingpong, persistent)."""
+    fn = ctypes.CDLL(lib_path).linpipe_attention_config_bits
+    fn.argtypes = [ctypes.c_int] * 5
+    fn.restype = ctypes.c_int
+    return lambda heads, kv_heads, seq, head_dim, causal: (
+        lambda bits: (bits & 1, (bits >> 1) & 1, (bits >> 2) & 1))(fn(heads, kv_heads, seq, head_dim, causal))
+
+
+def load_grouped(lib_path):
+    """linpipe_attention_gqa_bf16: kv_heads after heads, packed_heads last (0: the rule)."""
+    fn = ctypes.CDLL(lib_path).linpipe_attention_gqa_bf16
+    fn.argtypes = ([ctypes.c_void_p] * 5 + [ctypes.c_int] * 6 + [ctypes.c_float] + [ctypes.c_int] * 4
                    + [ctypes.c_void_p])
     fn.restype = ctypes.c_int
     return fn
@@ -68,98 +93,133 @@ def main(argv):
     parser.add_argument("--head-dims", default="64,128")
     parser.add_argument("--masks", default="full,causal")
     parser.add_argument("--once", action="store_true")
+    parser.add_argument("--kv-groups", default="1,8")
+    parser.add_argument("--gqa-head-dims", default="128")
     parser.add_argument("--before")
     args = parser.parse_args(argv)
     attention = load(args.lib)
-    before = load(args.before) if args.before else None
+    grouped = load_grouped(args.lib)
+    rule = load_rule(args.lib)
+    before_build = load(args.before) if args.before else None
     device = torch.cuda.get_device_name()
     print(f"device: {device}, torch {torch.__version__}")
     rows = []
     ab_rows = []
-    for head_dim in [int(x) for x in args.head_dims.split(",")]:
-        for seq in [int(x) for x in args.seqs.split(",")]:
-            for causal in [mask == "causal" for mask in args.masks.split(",")]:
-                heads = 2048 // head_dim
-                batch = max(1, 16384 // seq)
-                shape = (batch, heads, seq, head_dim)
-                gen = torch.Generator(device="cuda").manual_seed(seq * 131 + head_dim)
-                q, k, v = (torch.rand(shape, device="cuda", dtype=torch.bfloat16, generator=gen) * 2 - 1
-                           for _ in range(3))
-                out = torch.empty_like(q)
-                lse = torch.empty((batch, heads, seq), device="cuda", dtype=torch.float32)
-                scale = 1.0 / math.sqrt(head_dim)
-                stream = torch.cuda.current_stream().cuda_stream
+    packing_rows = []
+    gqa_head_dims = [int(x) for x in args.gqa_head_dims.split(",")]
+    cases = [(head_dim, seq, causal, group)
+             for group in [int(x) for x in args.kv_groups.split(",")]
+             for head_dim in [int(x) for x in args.head_dims.split(",")]
+             for seq in [int(x) for x in args.seqs.split(",")]
+             for causal in [mask == "causal" for mask in args.masks.split(",")]
+             if group == 1 or head_dim in gqa_head_dims]
+    for head_dim, seq, causal, group in cases:
+        heads = 2048 // head_dim
+        kv_heads = heads // group
+        batch = max(1, 16384 // seq)
+        shape = (batch, heads, seq, head_dim)
+        gen = torch.Generator(device="cuda").manual_seed(seq * 131 + head_dim + group)
+        q = torch.rand(shape, device="cuda", dtype=torch.bfloat16, generator=gen) * 2 - 1
+        k, v = (torch.rand((batch, kv_heads, seq, head_dim), device="cuda", dtype=torch.bfloat16,
+                           generator=gen) * 2 - 1 for _ in range(2))
+        out = torch.empty_like(q)
+        lse = torch.empty((batch, heads, seq), device="cuda", dtype=torch.float32)
+        scale = 1.0 / math.sqrt(head_dim)
+        stream = torch.cuda.current_stream().cuda_stream
+        before = before_build if group == 1 else None
+        sdpa_args = {"is_causal": causal, "scale": scale}
+        if group > 1:
+            sdpa_args["enable_gqa"] = True
 
-                def ours(schedule, build=attention):
-                    overlap, pingpong, persistent = schedule
-                    status = build(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
-                                       lse.data_ptr(), batch, heads, seq, head_dim, int(causal), scale,
-                                       overlap, pingpong, persistent, stream)
-                    if status != 0:
-                        raise RuntimeError(f"linpipe_attention_bf16 returned cudaError {status}")
+        def ours(schedule, build=attention, packed_heads=0):
+            overlap, pingpong, persistent = schedule
+            if build is attention and group > 1:
+                status = grouped(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
+                                 lse.data_ptr(), batch, heads, kv_heads, seq, head_dim, int(causal),
+                                 scale, overlap, pingpong, persistent, packed_heads, stream)
+            else:
+                status = build(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
+                               lse.data_ptr(), batch, heads, seq, head_dim, int(causal), scale,
+                               overlap, pingpong, persistent, stream)
+            if status != 0:
+                raise RuntimeError(f"linpipe_attention_bf16 returned cudaError {status}")
 
-                if args.once:
-                    for schedule in SCHEDULES:
-                        ours(schedule)
-                    for _, backend in BACKENDS:
-                        try:
-                            with sdpa_kernel([backend]):
-                                torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
-                                                                                 scale=scale)
-                        except RuntimeError:
-                            pass  # this backend does not take the case
-                    torch.cuda.synchronize()
-                    continue
-                reference = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
-                                                                             scale=scale)
-                errors = []
-                for schedule in SCHEDULES:
-                    out.zero_()
-                    ours(schedule)
-                    errors.append((out.float() - reference.float()).abs().max().item())
-                if before is not None:
-                    for schedule in SCHEDULES:
-                        out.zero_()
-                        ours(schedule, before)
-                        errors.append((out.float() - reference.float()).abs().max().item())
-                error = max(errors)
-                timed = {}
-                for name, backend in BACKENDS:
-                    try:
-                        with sdpa_kernel([backend]):
-                            torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
-                                                                             scale=scale)
-                            timed[name] = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(
-                                q, k, v, is_causal=causal, scale=scale), rounds=3 if args.quick else 5)
-                    except RuntimeError:
-                        pass  # this backend does not take the case
-                rounds = 3 if args.quick else 5
-                ours_ms, before_ms = [], []
-                for schedule in SCHEDULES:  # after and before in turn, so drift hits both alike
-                    ours_ms.append(median_ms(lambda: ours(schedule), rounds=rounds))
-                    if before is not None:
-                        before_ms.append(median_ms(lambda: ours(schedule, before), rounds=rounds))
-                if before is not None:
-                    ab_rows.append((head_dim, seq, causal, ours_ms, before_ms))
-                flops = 4.0 * batch * heads * seq * seq * head_dim * (0.5 if causal else 1.0)
-                best = min(timed, key=timed.get) if timed else None
-                rows.append((head_dim, seq, causal, batch, heads, ours_ms, best,
-                             timed.get(best, float("nan")), flops, error,
-                             " ".join(f"{n}={timed[n]:.3f}" for n in timed)))
+        if args.once:
+            for schedule in SCHEDULES:
+                ours(schedule)
+            for _, backend in BACKENDS:
+                try:
+                    with sdpa_kernel([backend]):
+                        torch.nn.functional.scaled_dot_product_attention(q, k, v, **sdpa_args)
+                except RuntimeError:
+                    pass  # this backend does not take the case
+            torch.cuda.synchronize()
+            continue
+        reference = torch.nn.functional.scaled_dot_product_attention(q, k, v, **sdpa_args)
+        errors = []
+        for schedule in SCHEDULES:
+            out.zero_()
+            ours(schedule)
+            errors.append((out.float() - reference.float()).abs().max().item())
+        if before is not None:
+            for schedule in SCHEDULES:
+                out.zero_()
+                ours(schedule, before)
+                errors.append((out.float() - reference.float()).abs().max().item())
+        error = max(errors)
+        timed = {}
+        for name, backend in BACKENDS:
+            try:
+                with sdpa_kernel([backend]):
+                    torch.nn.functional.scaled_dot_product_attention(q, k, v, **sdpa_args)
+                    timed[name] = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(
+                        q, k, v, **sdpa_args), rounds=3 if args.quick else 5)
+            except RuntimeError:
+                pass  # this backend does not take the case
+        rounds = 3 if args.quick else 5
+        ours_ms, before_ms = [], []
+        for schedule in SCHEDULES:  # after and before in turn, so drift hits both alike
+            ours_ms.append(median_ms(lambda: ours(schedule), rounds=rounds))
+            if before is not None:
+                before_ms.append(median_ms(lambda: ours(schedule, before), rounds=rounds))
+        if before is not None:
+            ab_rows.append((head_dim, seq, causal, ours_ms, before_ms))
+        if group > 1:  # the fastest configuration again, with packing off
+            fastest = SCHEDULES[ours_ms.index(min(ours_ms))]
+            out.zero_()
+            ours(fastest, packed_heads=1)
+            error = max(error, (out.float() - reference.float()).abs().max().item())
+            packing_rows.append((head_dim, seq, causal, group, min(ours_ms),
+                                 median_ms(lambda: ours(fastest, packed_heads=1), rounds=rounds)))
+        flops = 4.0 * batch * heads * seq * seq * head_dim * (0.5 if causal else 1.0)
+        best = min(timed, key=timed.get) if timed else None
+        rule_ms = ours_ms[SCHEDULES.index(rule(heads, kv_heads, seq, head_dim, int(causal)))]
+        rows.append((head_dim, seq, causal, batch, f"{heads}/{kv_heads}" if group > 1 else heads, ours_ms,
+                     best, timed.get(best, float("nan")), flops, error,
+                     " ".join(f"{n}={timed[n]:.3f}" for n in timed), rule_ms))
     if args.once:
         return 0
     print()
-    print("| head dim | seq | mask | batch x heads | "
+    print("| head dim | seq | mask | batch x heads (/ K/V heads) | "
           + " | ".join(f"{name} TFLOP/s" for name in SCHEDULE_NAMES)
-          + " | linpipe best | linpipe best ms | torch best | torch ms | torch TFLOP/s | linpipe/torch | max abs diff "
-          "| all torch backends (ms) |")
-    print("|---:|---:|---|---:|" + "---:|" * len(SCHEDULES) + "---|---:|---|---:|---:|---:|---:|---|")
-    for (head_dim, seq, causal, batch, heads, ours_ms, best, best_ms, flops, error, others) in rows:
+          + " | linpipe best | linpipe best ms | torch best | torch ms | torch TFLOP/s | linpipe/torch "
+          "| default (attention_config_for)/torch | max abs diff | all torch backends (ms) |")
+    print("|---:|---:|---|---:|" + "---:|" * len(SCHEDULES) + "---|---:|---|---:|---:|---:|---:|---:|---|")
+    for (head_dim, seq, causal, batch, heads, ours_ms, best, best_ms, flops, error, others, rule_ms) in rows:
         fastest = min(ours_ms)
         print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | {batch}x{heads} | "
               + " | ".join(f"{flops / ms / 1e9:.0f}" for ms in ours_ms)
               + f" | {SCHEDULE_NAMES[ours_ms.index(fastest)]} | {fastest:.3f} | {best} | {best_ms:.3f} | {flops / best_ms / 1e9:.0f} "
-              f"| {best_ms / fastest:.3f} | {error:.2e} | {others} |")
+              f"| {best_ms / fastest:.3f} | {best_ms / rule_ms:.3f} | {error:.2e} | {others} |")
+    if packing_rows:
+        print()
+        print("Grouped heads: the fastest configuration with the heads of a group packed into a CTA (the rule) "
+              "and with packing off")
+        print("| head dim | seq | mask | query heads per K/V head | packed ms | unpacked ms | unpacked / packed |")
+        print("|---:|---:|---|---:|---:|---:|---:|")
+        for head_dim, seq, causal, group, packed_ms, unpacked_ms in packing_rows:
+            print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | {group} | {packed_ms:.3f} "
+                  f"| {unpacked_ms:.3f} | {unpacked_ms / packed_ms:.3f} |")
     if ab_rows:
         print()
         print("A/B: speed after / before (above 1: faster after)")

@@ -30,7 +30,7 @@ for side in before after; do
     "$(grep -cE 'LDL|STL' "$out/attention_$side.sass") LDL/STL, $(grep -c UTMASTG "$out/attention_$side.sass") UTMASTG," \
     "$(grep -c 'STG\.' "$out/attention_$side.sass") STG"
 done
-run python3 "$dir/attention_bench.py" "$dir/liblinpipe_attention.so" --before "$before/liblinpipe_attention.so" "$@" \
+run python3 "$dir/attention_bench.py" "$dir/liblinpipe_attention.so" --before "$before/liblinpipe_attention.so" --kv-groups 1 "$@" \
   > "$out/attention_ab.txt" 2>&1
 tail -n 40 "$out/attention_ab.txt"
 exit $status

@@ -12,7 +12,8 @@
 // shapes, stays within 0.0025, 0.0002 and 4e-7: a quarter of each bound or less, while a
 // misplaced column or row of a tile costs far more. Rows past the sequence
 // are never written: O's guard rows keep their poison. Bad arguments are refused with a
-// sentence, before any CUDA call, so those tests run without a GPU.
+// sentence, before any CUDA call, so those tests run without a GPU. Grouped-query shapes
+// (query heads sharing K/V heads, packed into one CTA's rows or not) run the same checks.
 #include "attention.h"
 
 #include <cuda_runtime.h>
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -41,21 +43,26 @@ std::vector<std::uint16_t> random_bf16(std::size_t n, std::uint32_t seed) {
   return out;
 }
 
-// O and LSE of one (batch, head) slice, in float from the bf16 inputs.
+// O and LSE of every (batch, head) slice, in float from the bf16 inputs; query head h reads
+// K/V head h / (heads / kv_heads).
 void reference(const std::vector<std::uint16_t>& q, const std::vector<std::uint16_t>& k,
                const std::vector<std::uint16_t>& v, const AttentionShape& s, float scale,
                std::vector<float>& o, std::vector<float>& lse) {
   const int d = s.head_dim;
+  const int kv_heads = s.kv_heads == 0 ? s.heads : s.kv_heads;
+  const int group = s.heads / kv_heads;
   std::vector<float> scores(static_cast<std::size_t>(s.seq));
   for (long long bh = 0; bh < static_cast<long long>(s.batch) * s.heads; ++bh) {
     const std::size_t base = static_cast<std::size_t>(bh) * s.seq;
+    const long long kv_plane = bh / s.heads * kv_heads + bh % s.heads / group;
+    const std::size_t kv_base = static_cast<std::size_t>(kv_plane) * s.seq;
     for (int i = 0; i < s.seq; ++i) {
       const int keys = s.causal ? i + 1 : s.seq;
       float max = -INFINITY;
       for (int j = 0; j < keys; ++j) {
         float dot = 0.0f;
         for (int c = 0; c < d; ++c)
-          dot += bf16_to_float(q[(base + i) * d + c]) * bf16_to_float(k[(base + j) * d + c]);
+          dot += bf16_to_float(q[(base + i) * d + c]) * bf16_to_float(k[(kv_base + j) * d + c]);
         scores[j] = dot * scale;
         max = std::max(max, scores[j]);
       }
@@ -64,7 +71,7 @@ void reference(const std::vector<std::uint16_t>& q, const std::vector<std::uint1
       for (int c = 0; c < d; ++c) {
         double acc = 0.0;
         for (int j = 0; j < keys; ++j)
-          acc += std::exp(static_cast<double>(scores[j] - max)) * bf16_to_float(v[(base + j) * d + c]);
+          acc += std::exp(static_cast<double>(scores[j] - max)) * bf16_to_float(v[(kv_base + j) * d + c]);
         o[(base + i) * d + c] = static_cast<float>(acc / sum);
       }
       lse[base + i] = max + static_cast<float>(std::log(sum));
@@ -75,12 +82,16 @@ void reference(const std::vector<std::uint16_t>& q, const std::vector<std::uint1
 struct Case {
   int batch, heads, seq, head_dim;
   bool causal;
+  int kv_heads = 0;      // 0: as many as query heads
+  int packed_heads = 0;  // 0: attention_packed_heads' rule
 };
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
-  return "b" + std::to_string(c.batch) + "h" + std::to_string(c.heads) + "s" + std::to_string(c.seq) +
-         "d" + std::to_string(c.head_dim) + (c.causal ? "Causal" : "Full");
+  return "b" + std::to_string(c.batch) + "h" + std::to_string(c.heads) +
+         (c.kv_heads != 0 ? "kv" + std::to_string(c.kv_heads) : "") + "s" + std::to_string(c.seq) + "d" +
+         std::to_string(c.head_dim) + (c.causal ? "Causal" : "Full") +
+         (c.packed_heads != 0 ? "Packed" + std::to_string(c.packed_heads) : "");
 }
 
 class Attention : public ::testing::TestWithParam<Case> {};
@@ -120,33 +131,43 @@ TEST_P(Attention, MatchesFloatReference) {
   shape.seq = c.seq;
   shape.head_dim = c.head_dim;
   shape.causal = c.causal;
+  shape.kv_heads = c.kv_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   const std::size_t rows = static_cast<std::size_t>(c.batch) * c.heads * c.seq;
   const std::size_t n = rows * c.head_dim;
-  const auto q = random_bf16(n, 1), k = random_bf16(n, 2), v = random_bf16(n, 3);
+  const std::size_t kv_n = n / c.heads * (c.kv_heads == 0 ? c.heads : c.kv_heads);
+  const auto q = random_bf16(n, 1), k = random_bf16(kv_n, 2), v = random_bf16(kv_n, 3);
   constexpr std::size_t guard_rows = 128;  // after O: must stay poisoned
   const std::size_t guard = guard_rows * c.head_dim;
 
   void *dq = nullptr, *dk = nullptr, *dv = nullptr, *dout = nullptr;
   float* dlse = nullptr;
   LINPIPE_CUDA_OK(cudaMalloc(&dq, n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dk, n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dv, n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dk, kv_n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dv, kv_n * 2));
   LINPIPE_CUDA_OK(cudaMalloc(&dout, (n + guard) * 2));
   LINPIPE_CUDA_OK(cudaMalloc(&dlse, (rows + guard_rows) * sizeof(float)));
   LINPIPE_CUDA_OK(cudaMemcpy(dq, q.data(), n * 2, cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemcpy(dk, k.data(), n * 2, cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemcpy(dv, v.data(), n * 2, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemcpy(dk, k.data(), kv_n * 2, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemcpy(dv, v.data(), kv_n * 2, cudaMemcpyHostToDevice));
   std::vector<float> want(n), want_lse(rows);
   reference(q, k, v, shape, scale, want, want_lse);
 
-  for (const int bits : configuration_bits) {
-    const linpipe::kernels::AttentionConfig config = configuration(bits);
-    SCOPED_TRACE(describe(config));
+  // Every configuration, then (bits -1) the default: attention_config_for(shape).
+  std::vector<int> runs(std::begin(configuration_bits), std::end(configuration_bits));
+  runs.push_back(-1);
+  for (const int bits : runs) {
+    linpipe::kernels::AttentionConfig config = configuration(bits < 0 ? 0 : bits);
+    config.packed_heads = c.packed_heads;
+    SCOPED_TRACE(bits < 0 ? std::string("the default configuration") : describe(config));
     LINPIPE_CUDA_OK(cudaMemset(dout, 0xff, (n + guard) * 2));  // bf16 NaN everywhere
     LINPIPE_CUDA_OK(cudaMemset(dlse, 0xff, (rows + guard_rows) * sizeof(float)));
     const char* why = nullptr;
-    LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, config, nullptr, &why));
+    if (bits < 0) {
+      LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, nullptr, &why));
+    } else {
+      LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, config, nullptr, &why));
+    }
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
     std::vector<std::uint16_t> out(n + guard);
     std::vector<float> lse(rows + guard_rows);
@@ -196,6 +217,19 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Attention,
                                            Case{2, 2, 300, 128, true},   // tails and heads
                                            Case{1, 2, 300, 64, false},
                                            Case{1, 2, 300, 64, true}),   // 3 blocks a persistent CTA
+                         case_name);
+
+// Grouped-query and multi-query attention: query heads sharing a K/V head, packed into one
+// CTA's 128 rows (2 heads of 64 rows, 4 of 32, 16 of 8: a warpgroup's rows then span several
+// heads), or not (a group of 3, or packing turned off), with tails and both masks.
+INSTANTIATE_TEST_SUITE_P(GroupedQuery, Attention,
+                         ::testing::Values(Case{1, 8, 300, 128, true, 2},      // groups of 4: 4 packed
+                                           Case{2, 4, 127, 64, false, 1},      // multi-query
+                                           Case{1, 16, 129, 64, true, 1},      // 16 packed, 8 rows each
+                                           Case{1, 4, 200, 128, false, 2},     // 2 packed, 64 rows each
+                                           Case{1, 6, 200, 128, true, 2},      // groups of 3: unpacked
+                                           Case{1, 8, 300, 64, true, 1, 1},    // packing off
+                                           Case{2, 8, 257, 128, false, 2, 2}),  // 2 of a group of 4
                          case_name);
 
 // A head reads only its own keys and values: with every K and V element of heads 0 and 2
@@ -287,6 +321,123 @@ TEST(AttentionArguments, RefusedWithAReason) {
   EXPECT_EQ(linpipe::kernels::attention_bf16(p, p, p, p, nullptr, shape, 0.1f, negative, nullptr, &why),
             cudaErrorInvalidValue);
   EXPECT_NE(std::string(why != nullptr ? why : "").find("persistent_ctas"), std::string::npos);
+  AttentionShape grouped = shape;
+  grouped.heads = 8;
+  grouped.kv_heads = 3;
+  EXPECT_EQ(refusal(grouped, p, 0.1f), "kv_heads must divide heads (0: as many K/V heads as query heads)");
+  grouped.kv_heads = 9;
+  EXPECT_EQ(refusal(grouped, p, 0.1f), "kv_heads must divide heads (0: as many K/V heads as query heads)");
+  grouped.kv_heads = 2;  // groups of 4
+  for (const int packed : {3, 8, 32, -2}) {
+    linpipe::kernels::AttentionConfig config;
+    config.packed_heads = packed;
+    why = nullptr;
+    EXPECT_EQ(linpipe::kernels::attention_bf16(p, p, p, p, nullptr, grouped, 0.1f, config, nullptr, &why),
+              cudaErrorInvalidValue)
+        << "packed_heads " << packed;
+    EXPECT_STREQ(why, "packed_heads must be 0 or a power of two up to 16 dividing heads / kv_heads");
+  }
+}
+
+// The packing rule (AttentionConfig::packed_heads = 0): the largest power of two dividing the
+// group, at most 16; 1 without groups.
+TEST(AttentionArguments, PackedHeadsRule) {
+  const auto packed = [](int heads, int kv_heads) {
+    AttentionShape shape;
+    shape.heads = heads;
+    shape.kv_heads = kv_heads;
+    return linpipe::kernels::attention_packed_heads(shape);
+  };
+  EXPECT_EQ(packed(16, 0), 1);
+  EXPECT_EQ(packed(16, 16), 1);
+  EXPECT_EQ(packed(32, 8), 4);
+  EXPECT_EQ(packed(12, 4), 1);   // groups of 3
+  EXPECT_EQ(packed(24, 2), 4);   // groups of 12
+  EXPECT_EQ(packed(64, 1), 16);  // multi-query: capped at 16 (8 rows a head)
+}
+
+// The default configuration's rule (attention_config_for), as attention.h states it.
+TEST(AttentionArguments, DefaultConfigurationRule) {
+  const auto config = [](int head_dim, int seq, bool causal) {
+    AttentionShape shape;
+    shape.head_dim = head_dim;
+    shape.seq = seq;
+    shape.causal = causal;
+    return linpipe::kernels::attention_config_for(shape);
+  };
+  for (const int head_dim : {64, 128}) {
+    for (const int seq : {512, 1024, 2048, 4096, 16384}) {
+      for (const bool causal : {false, true}) {
+        const linpipe::kernels::AttentionConfig c = config(head_dim, seq, causal);
+        const bool persistent = head_dim == 64 ? !causal || seq <= 2048 : seq <= 1024;
+        EXPECT_EQ(c.persistent, persistent) << "head dim " << head_dim << " seq " << seq << " causal " << causal;
+        EXPECT_FALSE(c.overlap_softmax);
+        EXPECT_FALSE(c.pingpong);
+        EXPECT_EQ(c.persistent_ctas, 0);
+        EXPECT_EQ(c.packed_heads, 0);
+      }
+    }
+  }
+}
+
+// Grouped heads read only their own K/V head: with K/V heads 0 and 2 NaN, the query heads of
+// K/V head 1 stay exact, packed or not, in every configuration.
+TEST(AttentionHeads, NanInAnotherKvHeadStaysThere) {
+  LINPIPE_REQUIRE_GPU();
+  AttentionShape shape;
+  shape.heads = 12;
+  shape.kv_heads = 3;  // groups of 4
+  shape.seq = 100;
+  shape.head_dim = 64;
+  shape.causal = true;
+  const float scale = 0.125f;
+  const std::size_t per_head = static_cast<std::size_t>(shape.seq) * shape.head_dim;
+  const std::size_t n = 12 * per_head, kv_n = 3 * per_head;
+  const auto q = random_bf16(n, 7);
+  auto k = random_bf16(kv_n, 8), v = random_bf16(kv_n, 9);
+  constexpr std::uint16_t bf16_nan = 0x7fc0;
+  for (auto* x : {&k, &v}) {
+    std::fill(x->begin(), x->begin() + per_head, bf16_nan);
+    std::fill(x->begin() + 2 * per_head, x->end(), bf16_nan);
+  }
+  // The reference for query heads 4-7 alone, against K/V head 1.
+  AttentionShape group1 = shape;
+  group1.heads = 4;
+  group1.kv_heads = 1;
+  const std::vector<std::uint16_t> q1(q.begin() + 4 * per_head, q.begin() + 8 * per_head);
+  const std::vector<std::uint16_t> k1(k.begin() + per_head, k.begin() + 2 * per_head);
+  const std::vector<std::uint16_t> v1(v.begin() + per_head, v.begin() + 2 * per_head);
+  std::vector<float> want(4 * per_head), want_lse(4 * static_cast<std::size_t>(shape.seq));
+  reference(q1, k1, v1, group1, scale, want, want_lse);
+
+  void *dq = nullptr, *dk = nullptr, *dv = nullptr, *dout = nullptr;
+  float* dlse = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&dq, n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dk, kv_n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dv, kv_n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dout, n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&dlse, 12 * shape.seq * sizeof(float)));
+  LINPIPE_CUDA_OK(cudaMemcpy(dq, q.data(), n * 2, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemcpy(dk, k.data(), kv_n * 2, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemcpy(dv, v.data(), kv_n * 2, cudaMemcpyHostToDevice));
+  for (const int packed : {1, 4}) {
+    for (const int bits : configuration_bits) {
+      linpipe::kernels::AttentionConfig config = configuration(bits, 1);
+      config.packed_heads = packed;
+      SCOPED_TRACE(describe(config) + ", " + std::to_string(packed) + " heads packed");
+      LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, config));
+      LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+      std::vector<std::uint16_t> out(n);
+      std::vector<float> lse(12 * static_cast<std::size_t>(shape.seq));
+      LINPIPE_CUDA_OK(cudaMemcpy(out.data(), dout, n * 2, cudaMemcpyDeviceToHost));
+      LINPIPE_CUDA_OK(cudaMemcpy(lse.data(), dlse, lse.size() * sizeof(float), cudaMemcpyDeviceToHost));
+      const std::vector<std::uint16_t> out1(out.begin() + 4 * per_head, out.begin() + 8 * per_head);
+      const std::vector<float> lse1(lse.begin() + 4 * shape.seq, lse.begin() + 8 * shape.seq);
+      expect_matches(out1, lse1, want, want_lse, Case{1, 4, shape.seq, shape.head_dim, true}, 4 * per_head,
+                     4 * static_cast<std::size_t>(shape.seq), 0, 0);
+    }
+  }
+  for (void* p : {dq, dk, dv, dout, static_cast<void*>(dlse)}) LINPIPE_CUDA_OK(cudaFree(p));
 }
 
 }  // namespace
