@@ -52,6 +52,11 @@ struct AttentionConfig {
   // block's loads run under this block's last products and its output stores; false: a CTA
   // per query block, launched by the hardware as SMs free up.
   bool persistent = false;
+  // With persistent: the CTAs claim their query blocks from a counter as they finish the last
+  // (so a CTA that drew short causal blocks takes more), in longest-first order in bands of
+  // heads whose K and V fit in half of L2, so those stay in L2 while the band's shortest blocks
+  // even out its end. Launches on one stream share a counter the library keeps for it.
+  bool dynamic = false;
   // The persistent grid's CTAs: 0 for one per SM (all one CTA can use), fewer to leave SMs to
   // other work. Never more than there are query blocks.
   int persistent_ctas = 0;
@@ -84,15 +89,15 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
 
 // The same for foreign callers (attention_bench.py loads it with ctypes from
 // liblinpipe_attention.so): returns the cudaError_t as an int; a rejected shape prints why
-// to stderr. The first with as many K/V heads as query heads; the second with kv_heads and
-// packed_heads (0: the rule above).
+// to stderr. The first with as many K/V heads as query heads; the second with kv_heads,
+// dynamic and packed_heads (0: the rule above).
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                       int batch, int heads, int seq, int head_dim, int causal,
                                       float scale, int overlap_softmax, int pingpong, int persistent,
                                       void* stream);
-// attention_config_for(shape) as bits: 1 overlap_softmax, 2 pingpong, 4 persistent.
+// attention_config_for(shape) as bits: 1 overlap_softmax, 2 pingpong, 4 persistent, 8 dynamic.
 extern "C" int linpipe_attention_config_bits(int heads, int kv_heads, int seq, int head_dim, int causal);
 extern "C" int linpipe_attention_gqa_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                           int batch, int heads, int kv_heads, int seq, int head_dim,
                                           int causal, float scale, int overlap_softmax, int pingpong,
-                                          int persistent, int packed_heads, void* stream);
+                                          int persistent, int dynamic, int packed_heads, void* stream);

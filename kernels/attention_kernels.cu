@@ -49,11 +49,14 @@ import linpipe;
 namespace linpipe::kernels {
 namespace {
 
-template <int HeadDim, bool Overlap, bool PingPong>
+// Dynamic: the CTA's leader (the producer's issuing lane) claims query blocks from
+// work.claimed's counter and every consumer thread follows its claims; else every role walks
+// work.tiles.
+template <int HeadDim, bool Overlap, bool PingPong, bool Dynamic>
 __global__ void __launch_bounds__(threads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_o,
-                     float* lse, int seq, Schedule schedule, HeadPacking packing, bool causal,
+                     float* lse, int seq, AttentionWork work, HeadPacking packing, bool causal,
                      float scale_log2) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
   SharedMemory<HeadDim>& shared = Plan<HeadDim>::place(smem_raw);
@@ -69,6 +72,7 @@ __global__ void __launch_bounds__(threads, 1)
     ptx::prefetch_tensormap(&map_k);
     ptx::prefetch_tensormap(&map_v);
     ptx::prefetch_tensormap(&map_o);
+    if constexpr (Dynamic) AttentionClaimedSchedule::init(shared.work, Roles::consumer_threads);
   }
   __syncthreads();
 
@@ -79,12 +83,19 @@ __global__ void __launch_bounds__(threads, 1)
   // 2 x 232) registers fit the SM.
   me.run_with_register_budget<40, 232>(
       [&] {
-        if (issuer)
-          produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, schedule, packing, seq, causal);
+        if (!issuer) return;
+        if constexpr (Dynamic) {
+          produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, work.claimed.lead(shared.work),
+                  packing, seq, causal);
+        } else {
+          produce(q_pipe, k_pipe, v_pipe, shared, &map_q, &map_k, &map_v, work.tiles.items(), packing,
+                  seq, causal);
+        }
       },
       [&] {
         const int consumer = static_cast<int>(me.consumer());
-        for (const WorkItem item : schedule.items()) {
+        // One query block; inlined, as the role bodies are (see run_with_register_budget).
+        const auto consume = [&](const WorkItem& item) __attribute__((always_inline)) {
           const QueryBlock block(item, packing, seq, causal);
           // The warpgroup's first row, 64 x consumer of the block's packed rows.
           const int first_row = 64 * consumer;
@@ -101,6 +112,11 @@ __global__ void __launch_bounds__(threads, 1)
           } else {
             consume_in_order<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
           }
+        };
+        if constexpr (Dynamic) {
+          for (const WorkItem item : work.claimed.follow(shared.work)) consume(item);
+        } else {
+          for (const WorkItem item : work.tiles.items()) consume(item);
         }
       });
   // Every output store has completed before the CTA (and its staging) goes away; out here
@@ -108,15 +124,21 @@ __global__ void __launch_bounds__(threads, 1)
   OutputStore::finish();
 }
 
+template <int HeadDim, bool Dynamic>
+AttentionKernel kernel_for(bool overlap_softmax, bool pingpong) {
+  constexpr AttentionKernel by_schedule[2][2] = {
+      {attention_kernel<HeadDim, false, false, Dynamic>, attention_kernel<HeadDim, false, true, Dynamic>},
+      {attention_kernel<HeadDim, true, false, Dynamic>, attention_kernel<HeadDim, true, true, Dynamic>}};
+  return by_schedule[overlap_softmax][pingpong];
+}
+
 }  // namespace
 
-AttentionKernel attention_kernel_for(int head_dim, bool overlap_softmax, bool pingpong) {
-  constexpr AttentionKernel by_schedule[2][2][2] = {
-      {{attention_kernel<64, false, false>, attention_kernel<64, false, true>},
-       {attention_kernel<64, true, false>, attention_kernel<64, true, true>}},
-      {{attention_kernel<128, false, false>, attention_kernel<128, false, true>},
-       {attention_kernel<128, true, false>, attention_kernel<128, true, true>}}};
-  return by_schedule[head_dim == 128][overlap_softmax][pingpong];
+AttentionKernel attention_kernel_for(int head_dim, bool overlap_softmax, bool pingpong, bool dynamic) {
+  if (head_dim == 128) {
+    return dynamic ? kernel_for<128, true>(overlap_softmax, pingpong) : kernel_for<128, false>(overlap_softmax, pingpong);
+  }
+  return dynamic ? kernel_for<64, true>(overlap_softmax, pingpong) : kernel_for<64, false>(overlap_softmax, pingpong);
 }
 
 std::size_t attention_shared_bytes(int head_dim) {

@@ -44,21 +44,43 @@ inline constexpr int attention_max_packed_heads = 16;
 // parameter bank, not in registers across a CTA's tiles.
 using AttentionSchedule = WorkSchedule<LongestFirstOrder, SnakeWalk>;
 
+inline TileSpace attention_tiles(int batch_heads, int seq, HeadPacking packing) {
+  return TileSpace{{static_cast<std::uint64_t>(seq), static_cast<std::uint64_t>(batch_heads / packing.packed), 1},
+                   {static_cast<std::uint64_t>(packing.rows_per_head()), 1, 1}};
+}
 inline AttentionSchedule attention_schedule(int batch_heads, int seq, HeadPacking packing,
                                             bool across_heads) {
-  return AttentionSchedule(
-      TileSpace{{static_cast<std::uint64_t>(seq), static_cast<std::uint64_t>(batch_heads / packing.packed), 1},
-                {static_cast<std::uint64_t>(packing.rows_per_head()), 1, 1}},
-      LongestFirstOrder{.row_by_row = !across_heads});
+  return AttentionSchedule(attention_tiles(batch_heads, seq, packing),
+                           LongestFirstOrder{.rows_per_band = across_heads ? 0u : 1u});
 }
 
-// The kernels' parameters: the Q, K, V and O tensor maps (__grid_constant__), LSE (or null),
-// seq, the schedule, the head packing, whether causal, and the softmax scale times log2(e).
-using AttentionKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, float*, int,
-                                 AttentionSchedule, HeadPacking, bool, float);
+// The dynamic kernels' walk: the same tiles claimed from a counter, in bands of
+// rows_per_band rows (query heads, or packed groups of them) at a time. A ring of one claim:
+// the leader claims block i + 1 once every consumer thread has read block i, as far ahead as
+// the two Q stages let the producer run anyway (a two-claim ring's state cost the head-dim-128
+// overlapped ping-pong kernel 8 bytes of spills).
+using AttentionClaimedSchedule = DynamicWorkSchedule<LongestFirstOrder, 1>;
 
-// The kernel for a head dim (64 or 128) and a consumer schedule (AttentionConfig).
-AttentionKernel attention_kernel_for(int head_dim, bool overlap_softmax, bool pingpong);
+inline AttentionClaimedSchedule attention_claimed_schedule(int batch_heads, int seq, HeadPacking packing,
+                                                           std::uint32_t rows_per_band, WorkCounter* counter) {
+  return AttentionClaimedSchedule(attention_tiles(batch_heads, seq, packing), counter,
+                                  LongestFirstOrder{.rows_per_band = rows_per_band});
+}
+
+// What the kernels walk: `tiles` (one-shot and static persistent kernels), or `claimed`
+// (dynamic kernels; its counter null for the others).
+struct AttentionWork {
+  AttentionSchedule tiles;
+  AttentionClaimedSchedule claimed;
+};
+
+// The kernels' parameters: the Q, K, V and O tensor maps (__grid_constant__), LSE (or null),
+// seq, the work, the head packing, whether causal, and the softmax scale times log2(e).
+using AttentionKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, float*, int,
+                                 AttentionWork, HeadPacking, bool, float);
+
+// The kernel for a head dim (64 or 128), a consumer schedule and a walk (AttentionConfig).
+AttentionKernel attention_kernel_for(int head_dim, bool overlap_softmax, bool pingpong, bool dynamic);
 // Its dynamic shared memory (its SharedPlan's launch_bytes()).
 std::size_t attention_shared_bytes(int head_dim);
 

@@ -6,9 +6,13 @@
 #include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <map>
+#include <mutex>
+#include <utility>
 
 import linpipe;
 
@@ -35,6 +39,43 @@ cudaError_t encode_heads(CUtensorMap* map, const void* base, const AttentionShap
 
 int kv_heads_of(const AttentionShape& shape) { return shape.kv_heads == 0 ? shape.heads : shape.kv_heads; }
 
+// The dynamic kernels' counter for `stream` on the current device: one per (device, stream),
+// kept for the process. Launches on one stream run in turn, and each leaves it at zero for the
+// next; launches on two streams may run at once, so they never share one.
+cudaError_t counter_for(cudaStream_t stream, WorkCounter** counter) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, cudaStream_t>, WorkCounter*> counters;
+  int device = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status != cudaSuccess) return status;
+  const std::lock_guard<std::mutex> lock(mutex);
+  WorkCounter*& kept = counters[{device, stream}];
+  if (kept == nullptr) {
+    WorkCounter* fresh = nullptr;
+    if ((status = cudaMalloc(&fresh, sizeof(WorkCounter))) != cudaSuccess) return status;
+    if ((status = cudaMemset(fresh, 0, sizeof(WorkCounter))) != cudaSuccess) {
+      (void)cudaFree(fresh);
+      return status;
+    }
+    kept = fresh;
+  }
+  *counter = kept;
+  return cudaSuccess;
+}
+
+// How many rows of the schedule (query heads, or packed groups of them) a dynamic walk keeps
+// in flight: as many as have their K and V within half of L2 (rows of one K/V head share its
+// K and V), at least one.
+std::uint32_t rows_per_band(const AttentionShape& shape, const HeadPacking& packing) {
+  int device = 0, l2_bytes = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess || l2_bytes <= 0)
+    return 0;  // unknown: all rows in one band
+  const std::uint64_t kv_bytes = 2ull * 2 * static_cast<std::uint64_t>(shape.seq) * shape.head_dim;
+  const std::uint64_t kv_heads = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(l2_bytes) / 2 / kv_bytes);
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(kv_heads * (packing.group / packing.packed), 0xffffffffu));
+}
+
 cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* lse,
                    const AttentionShape& shape, float scale, const AttentionConfig& config,
                    cudaStream_t stream, const char** why) {
@@ -53,17 +94,25 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
   if ((status = encode_heads(&map_v, v, shape, kv_heads, attention_block_kv, 1, why)) != cudaSuccess) return status;
   if ((status = encode_heads(&map_o, o, shape, shape.heads, o_rows, o_heads, why)) != cudaSuccess) return status;
   constexpr float log2e = 1.4426950408889634f;
-  const AttentionSchedule schedule = attention_schedule(shape.batch * shape.heads, shape.seq, packing,
-                                                        config.persistent && shape.causal);
+  const int batch_heads = shape.batch * shape.heads;
+  WorkCounter* counter = nullptr;
+  if (config.dynamic && (status = counter_for(stream, &counter)) != cudaSuccess) {
+    if (why != nullptr) *why = "attention_bf16: could not allocate the dynamic schedule's counter";
+    return status;
+  }
+  const AttentionWork work{
+      attention_schedule(batch_heads, shape.seq, packing, config.persistent && shape.causal),
+      attention_claimed_schedule(batch_heads, shape.seq, packing,
+                                 config.dynamic ? rows_per_band(shape, packing) : 0, counter)};
   // Persistent: by default a CTA per SM (the shared memory allows one), each taking several
   // query blocks.
   const LaunchResult launched = linpipe::launch(
-      attention_kernel_for(shape.head_dim, config.overlap_softmax, config.pingpong),
+      attention_kernel_for(shape.head_dim, config.overlap_softmax, config.pingpong, config.dynamic),
       {.threads = attention_threads, .shared_bytes = attention_shared_bytes(shape.head_dim),
-       .items = schedule.count(),
+       .items = work.tiles.count(),
        .grid = config.persistent ? GridKind::persistent : GridKind::one_per_item,
        .max_ctas = static_cast<unsigned>(config.persistent_ctas), .stream = stream},
-      map_q, map_k, map_v, map_o, lse, shape.seq, schedule, packing, shape.causal, scale * log2e);
+      map_q, map_k, map_v, map_o, lse, shape.seq, work, packing, shape.causal, scale * log2e);
   if (!launched && why != nullptr) *why = kept_why(launched);
   return launched.status;
 }
@@ -93,6 +142,8 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
     return reject("batch x heads x seq must be below 2^31 rows");
   if (!(scale > 0.0f)) return reject("scale must be positive (usually 1 / sqrt(head_dim))");
   if (config.persistent_ctas < 0) return reject("persistent_ctas must be 0 (a CTA per SM) or a CTA count");
+  if (config.dynamic && !config.persistent)
+    return reject("dynamic claims query blocks on a persistent grid: set persistent too");
   if (q == nullptr || k == nullptr || v == nullptr || o == nullptr)
     return reject("Q, K, V and O must be device pointers, not null");
   for (const void* p : {q, k, v, static_cast<const void*>(o)}) {
@@ -129,7 +180,7 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
 extern "C" int linpipe_attention_gqa_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                           int batch, int heads, int kv_heads, int seq, int head_dim,
                                           int causal, float scale, int overlap_softmax, int pingpong,
-                                          int persistent, int packed_heads, void* stream) {
+                                          int persistent, int dynamic, int packed_heads, void* stream) {
   linpipe::kernels::AttentionShape shape;
   shape.batch = batch;
   shape.heads = heads;
@@ -142,6 +193,7 @@ extern "C" int linpipe_attention_gqa_bf16(const void* q, const void* k, const vo
   config.overlap_softmax = overlap_softmax != 0;
   config.pingpong = pingpong != 0;
   config.persistent = persistent != 0;
+  config.dynamic = dynamic != 0;
   config.packed_heads = packed_heads;
   const cudaError_t status = linpipe::kernels::attention_bf16(q, k, v, o, lse, shape, scale, config,
                                                               static_cast<cudaStream_t>(stream), &why);
@@ -157,7 +209,8 @@ extern "C" int linpipe_attention_config_bits(int heads, int kv_heads, int seq, i
   shape.head_dim = head_dim;
   shape.causal = causal != 0;
   const linpipe::kernels::AttentionConfig config = linpipe::kernels::attention_config_for(shape);
-  return (config.overlap_softmax ? 1 : 0) | (config.pingpong ? 2 : 0) | (config.persistent ? 4 : 0);
+  return (config.overlap_softmax ? 1 : 0) | (config.pingpong ? 2 : 0) | (config.persistent ? 4 : 0) |
+         (config.dynamic ? 8 : 0);
 }
 
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
@@ -165,5 +218,5 @@ extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* 
                                       float scale, int overlap_softmax, int pingpong, int persistent,
                                       void* stream) {
   return linpipe_attention_gqa_bf16(q, k, v, o, lse, batch, heads, heads, seq, head_dim, causal, scale,
-                                    overlap_softmax, pingpong, persistent, 0, stream);
+                                    overlap_softmax, pingpong, persistent, 0, 0, stream);
 }

@@ -56,6 +56,7 @@ struct SharedMemory {
   PipelineStorage<KvPipeline, Tile<HeadDim>> k;
   PipelineStorage<KvPipeline, Tile<HeadDim>> v;
   StoreBox staging[consumer_warpgroups];
+  AttentionClaimedSchedule::Shared work;  // the dynamic kernels' ring of claimed positions
 };
 // The launch's shared-memory bytes, checked against the block's budget where declared.
 template <int HeadDim>

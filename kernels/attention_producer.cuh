@@ -18,16 +18,16 @@ __device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, 
     ptx::tma_load_3d(tile.box[b], map, b * box_cols, row, head, full.address());
 }
 
-// One lane, for each of the CTA's query blocks: Q once, then K and V tile by tile (one K/V
-// head's, for all the block's query heads). Every stage is released as soon as its loads are
-// issued (the full barrier's expect-tx is the signal), so the next block's loads start as soon
-// as stages free up; drain() before exit.
-template <int HeadDim>
+// One lane, for each of the CTA's query blocks (`items`: its walk of the schedule): Q once,
+// then K and V tile by tile (one K/V head's, for all the block's query heads). Every stage is
+// released as soon as its loads are issued (the full barrier's expect-tx is the signal), so
+// the next block's loads start as soon as stages free up; drain() before exit.
+template <int HeadDim, class Items>
 __device__ void produce(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
                         SharedMemory<HeadDim>& shared, const CUtensorMap* map_q,
-                        const CUtensorMap* map_k, const CUtensorMap* map_v,
-                        const Schedule& schedule, const HeadPacking& packing, int seq, bool causal) {
-  for (const WorkItem item : schedule.items()) {
+                        const CUtensorMap* map_k, const CUtensorMap* map_v, Items&& items,
+                        const HeadPacking& packing, int seq, bool causal) {
+  for (const WorkItem item : items) {
     const QueryBlock block(item, packing, seq, causal);
     auto q = q_pipe.acquire_producer();
     load_tile(shared.q[q], map_q, block.query0, block.q_plane, q);

@@ -6,10 +6,6 @@
 namespace linpipe::kernels {
 namespace {
 
-// The tiles and their order: see AttentionSchedule (attention_kernels.h), which the launch
-// builds.
-using Schedule = AttentionSchedule;
-
 // Which keys a CTA whose heads' queries are query0 .. query0 + rows - 1 reads: all tiles, or
 // up to the last query's diagonal when causal.
 __device__ __host__ inline int kv_tiles(int seq, int query0, int rows, bool causal) {

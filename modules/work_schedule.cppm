@@ -128,26 +128,29 @@ struct GroupedRowsOrder {
 
 // The tiles of the largest x first (for work that grows with x, such as a causal attention's
 // query blocks): the longest tiles start first and the short ones fill the gaps at the end of
-// a walk. Across the whole space (every row's last x, then every row's second last, ...), which
-// evens out a persistent walk's CTAs; or `row_by_row` (row y of plane z, largest x first, then
-// the next row), which keeps the rows in flight at once few (a row's operands stay in L2)
-// where the hardware evens out a one-shot grid itself.
+// a walk. The rows (y of each plane z, planes after one another) are taken in bands of
+// `rows_per_band`, one band after the other, each longest first across its rows (every row's
+// last x, then every row's second last, ...). One band of every row (0, the default) evens out
+// a persistent walk's CTAs best; a band of one row (row y, largest x first, then the next row)
+// keeps the fewest rows in flight, where the hardware evens out a one-shot grid itself; a band
+// of a few rows keeps in flight only the rows whose operands fit in L2 (a persistent causal
+// attention's heads) while each band still ends with its shortest tiles.
 struct LongestFirstOrder {
-  bool row_by_row = false;
+  std::uint32_t rows_per_band = 0;
   LINPIPE_HOST_DEVICE constexpr void tile_at(const TileCounts& t, std::uint32_t p,
                                              std::uint32_t& x, std::uint32_t& y,
                                              std::uint32_t& z) const {
-    if (row_by_row) {
-      const std::uint32_t row = p / t.x;
-      x = t.x - 1 - p % t.x;
-      y = row % t.y;
-      z = row / t.y;
-    } else {
-      const std::uint32_t per_x = t.y * t.z;
-      x = t.x - 1 - p / per_x;
-      y = p % per_x % t.y;
-      z = p % per_x / t.y;
-    }
+    const std::uint32_t rows = t.y * t.z;
+    const std::uint32_t band = rows_per_band == 0 || rows_per_band > rows ? rows : rows_per_band;
+    const std::uint32_t per_band = t.x * band;
+    const std::uint32_t first_row = p / per_band * band;
+    // The last band may be shorter.
+    const std::uint32_t band_rows = rows - first_row < band ? rows - first_row : band;
+    const std::uint32_t in_band = p - first_row * t.x;
+    const std::uint32_t row = first_row + in_band % band_rows;
+    x = t.x - 1 - in_band / band_rows;
+    y = row % t.y;
+    z = row / t.y;
   }
 };
 

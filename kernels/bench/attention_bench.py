@@ -8,12 +8,13 @@ LIB: liblinpipe_attention.so (built here by the release preset: build/release/ke
 For each sequence length, head dim and mask, batch x heads is chosen so every case holds 16k
 tokens of model width 2048 (heads = 2048 / head_dim, batch = 16384 / seq; FlashAttention's
 convention). Each of torch's backends (flash, cuDNN, memory-efficient) that accepts the case is
-timed, and the fastest is the anchor; linpipe runs in all eight configurations (the consumer
+timed, and the fastest is the anchor; linpipe runs in ten configurations (the consumer
 schedule in order or with the softmax overlapped with the tensor cores; with or without
 ping-pong, the two consumer warpgroups taking turns on the tensor cores; a CTA per query block
-or a persistent grid of a CTA per SM), and its fastest is compared, as is the configuration
-attention_config_for picks (the default). CUDA events around 20 launches after 5 warm-ups,
-median of 5 rounds. FLOPs: 4 x batch x heads x seq^2 x head_dim, half
+or a persistent grid of a CTA per SM; and the persistent grid with its CTAs claiming blocks
+from a counter, dynamic, without ping-pong), and its fastest is compared, as is the
+configuration attention_config_for picks (the default). CUDA events around 20 launches after
+5 warm-ups, median of 5 rounds. FLOPs: 4 x batch x heads x seq^2 x head_dim, half
 that when causal. Before timing, linpipe's output is checked against torch's (max |difference|).
 The table comes last. --before LIB2: an A/B of two builds (LIB2 the one before a change), each
 configuration of both timed in turn on the same tensors, checked against torch too; a second
@@ -34,10 +35,13 @@ import sys
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-# linpipe's configurations: (overlap_softmax, pingpong, persistent), and their names in the table.
-SCHEDULES = [(overlap, pingpong, persistent) for persistent in (0, 1) for pingpong in (0, 1) for overlap in (0, 1)]
+# linpipe's configurations: (overlap_softmax, pingpong, persistent, dynamic), and their names in
+# the table: every schedule on both grids, and the persistent grid claiming blocks from a
+# counter (dynamic) with either schedule, no ping-pong.
+SCHEDULES = ([(overlap, pingpong, persistent, 0) for persistent in (0, 1) for pingpong in (0, 1) for overlap in (0, 1)]
+             + [(overlap, 0, 1, 1) for overlap in (0, 1)])
 SCHEDULE_NAMES = [("overlapped" if o else "in order") + (" + ping-pong" if pp else "") + (", persistent" if pe else "")
-                  for o, pp, pe in SCHEDULES]
+                  + (", dynamic" if dyn else "") for o, pp, pe, dyn in SCHEDULES]
 BACKENDS = [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION),
             ("efficient", SDPBackend.EFFICIENT_ATTENTION)]
 
@@ -57,13 +61,14 @@ def load_rule(lib_path):
     fn.argtypes = [ctypes.c_int] * 5
     fn.restype = ctypes.c_int
     return lambda heads, kv_heads, seq, head_dim, causal: (
-        lambda bits: (bits & 1, (bits >> 1) & 1, (bits >> 2) & 1))(fn(heads, kv_heads, seq, head_dim, causal))
+        lambda bits: (bits & 1, (bits >> 1) & 1, (bits >> 2) & 1, (bits >> 3) & 1))(
+            fn(heads, kv_heads, seq, head_dim, causal))
 
 
 def load_grouped(lib_path):
-    """linpipe_attention_gqa_bf16: kv_heads after heads, packed_heads last (0: the rule)."""
+    """linpipe_attention_gqa_bf16: kv_heads after heads, then dynamic and packed_heads (0: the rule)."""
     fn = ctypes.CDLL(lib_path).linpipe_attention_gqa_bf16
-    fn.argtypes = ([ctypes.c_void_p] * 5 + [ctypes.c_int] * 6 + [ctypes.c_float] + [ctypes.c_int] * 4
+    fn.argtypes = ([ctypes.c_void_p] * 5 + [ctypes.c_int] * 6 + [ctypes.c_float] + [ctypes.c_int] * 5
                    + [ctypes.c_void_p])
     fn.restype = ctypes.c_int
     return fn
@@ -132,12 +137,12 @@ def main(argv):
             sdpa_args["enable_gqa"] = True
 
         def ours(schedule, build=attention, packed_heads=0):
-            overlap, pingpong, persistent = schedule
-            if build is attention and group > 1:
+            overlap, pingpong, persistent, dynamic = schedule
+            if build is attention:
                 status = grouped(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
                                  lse.data_ptr(), batch, heads, kv_heads, seq, head_dim, int(causal),
-                                 scale, overlap, pingpong, persistent, packed_heads, stream)
-            else:
+                                 scale, overlap, pingpong, persistent, dynamic, packed_heads, stream)
+            else:  # a build from before grouped heads and dynamic grids
                 status = build(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
                                lse.data_ptr(), batch, heads, seq, head_dim, int(causal), scale,
                                overlap, pingpong, persistent, stream)
@@ -161,8 +166,9 @@ def main(argv):
             out.zero_()
             ours(schedule)
             errors.append((out.float() - reference.float()).abs().max().item())
+        before_schedules = [schedule for schedule in SCHEDULES if not schedule[3]]  # it has no dynamic grid
         if before is not None:
-            for schedule in SCHEDULES:
+            for schedule in before_schedules:
                 out.zero_()
                 ours(schedule, before)
                 errors.append((out.float() - reference.float()).abs().max().item())
@@ -180,7 +186,7 @@ def main(argv):
         ours_ms, before_ms = [], []
         for schedule in SCHEDULES:  # after and before in turn, so drift hits both alike
             ours_ms.append(median_ms(lambda: ours(schedule), rounds=rounds))
-            if before is not None:
+            if before is not None and schedule in before_schedules:
                 before_ms.append(median_ms(lambda: ours(schedule, before), rounds=rounds))
         if before is not None:
             ab_rows.append((head_dim, seq, causal, ours_ms, before_ms))
@@ -223,15 +229,17 @@ def main(argv):
     if ab_rows:
         print()
         print("A/B: speed after / before (above 1: faster after)")
-        print("| head dim | seq | mask | " + " | ".join(SCHEDULE_NAMES)
+        compared = [i for i, schedule in enumerate(SCHEDULES) if not schedule[3]]
+        print("| head dim | seq | mask | " + " | ".join(SCHEDULE_NAMES[i] for i in compared)
               + " | best before ms | best after ms | best after / before |")
-        print("|---:|---:|---|" + "---:|" * len(SCHEDULES) + "---:|---:|---:|")
+        print("|---:|---:|---|" + "---:|" * len(compared) + "---:|---:|---:|")
         for head_dim, seq, causal, after_ms, before_ms in ab_rows:
+            after_compared = [after_ms[i] for i in compared]
             print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | "
-                  + " | ".join(f"{b / a:.3f}" for a, b in zip(after_ms, before_ms))
-                  + f" | {min(before_ms):.3f} | {min(after_ms):.3f} | {min(before_ms) / min(after_ms):.3f} |")
-        ratios = [b / a for _, _, _, after_ms, before_ms in ab_rows for a, b in zip(after_ms, before_ms)]
-        best = [min(b) / min(a) for _, _, _, a, b in ab_rows]
+                  + " | ".join(f"{b / a:.3f}" for a, b in zip(after_compared, before_ms))
+                  + f" | {min(before_ms):.3f} | {min(after_compared):.3f} | {min(before_ms) / min(after_compared):.3f} |")
+        ratios = [b / after_ms[i] for _, _, _, after_ms, before_ms in ab_rows for i, b in zip(compared, before_ms)]
+        best = [min(b) / min(a[i] for i in compared) for _, _, _, a, b in ab_rows]
         print(f"\nall configurations: after / before {min(ratios):.3f}-{max(ratios):.3f}; "
               f"best of each: {min(best):.3f}-{max(best):.3f}")
     return 0

@@ -2,8 +2,9 @@
 # The attention kernel's checks and benchmark alone, on the GPU machine, from a folder staged by
 # scripts/stage_device_run.sh: the test (debug build), compute-sanitizer synccheck and
 # racecheck on its small shapes, ptxas's view in the SASS, ncu on one large case (linpipe's
-# eight configurations and torch's backends, what limits each), then attention_bench.py (its
-# table last). Logs go to $OUT/attention/ when OUT is set.
+# ten configurations, grouped heads too, and torch's backends: what limits each, and the L2
+# hit rate of each grid), then attention_bench.py (its table last). Logs go to
+# $OUT/attention/ when OUT is set.
 # Usage: run_attention.sh DIR [--quick] [--no-ncu]
 set -uo pipefail
 dir=$1

@@ -5,7 +5,8 @@
 // head's rows must be masked or left unwritten, and must not read another head's rows (NaN
 // there never reaches this head). Every shape runs with all eight kernel configurations
 // (in order or overlapped, with or without ping-pong, a CTA per query block or a persistent
-// grid of two CTAs) and once more on a persistent grid of a CTA per SM.
+// grid of two CTAs), once more on a persistent grid of a CTA per SM, the persistent ones again
+// claiming their blocks from a counter, and with the default configuration.
 // Error bounds (inputs uniform in [-1, 1), scale 1 / sqrt(head_dim)): |O - ref| <= 0.01 for
 // every element and <= 0.001 on average; |LSE - ref| <= 1e-4 x max(1, |ref|). The kernel's
 // algorithm itself (fp32 scores and sums, P and O rounded to bf16), run on the CPU over these
@@ -99,14 +100,17 @@ class Attention : public ::testing::TestWithParam<Case> {};
 // The kernel configurations: bit 0 overlaps the softmax, bit 1 ping-pongs, bit 2 runs a
 // persistent grid of `ctas` CTAs (few, so that each computes several query blocks in turn,
 // its pipelines' stages carrying over from one block to the next), bit 3 makes that grid the
-// default one CTA per SM. Each test runs all of them.
-constexpr int configuration_bits[] = {0, 1, 2, 3, 4, 5, 6, 7, 4 | 8};
+// default one CTA per SM, bit 4 makes the persistent CTAs claim their blocks from a counter
+// (dynamic; the counter must be back at zero after every launch for the next to see every
+// block). Each test runs all of them.
+constexpr int configuration_bits[] = {0, 1, 2, 3, 4, 5, 6, 7, 4 | 8, 4 | 16, 5 | 16, 6 | 16, 7 | 16, 4 | 8 | 16};
 linpipe::kernels::AttentionConfig configuration(int bits, int ctas = 2) {
   linpipe::kernels::AttentionConfig config;
   config.overlap_softmax = (bits & 1) != 0;
   config.pingpong = (bits & 2) != 0;
   config.persistent = (bits & 4) != 0;
   config.persistent_ctas = (bits & 8) != 0 ? 0 : ctas;
+  config.dynamic = (bits & 16) != 0;
   return config;
 }
 std::string describe(const linpipe::kernels::AttentionConfig& config) {
@@ -114,7 +118,8 @@ std::string describe(const linpipe::kernels::AttentionConfig& config) {
          (config.pingpong ? ", warpgroups taking turns" : "") +
          (config.persistent ? ", persistent grid of " + (config.persistent_ctas == 0 ? std::string("a CTA per SM")
                                                                                     : std::to_string(config.persistent_ctas))
-                            : "");
+                            : "") +
+         (config.dynamic ? ", blocks claimed from a counter" : "");
 }
 
 // O and LSE against the reference, and nothing written past either.
@@ -321,6 +326,12 @@ TEST(AttentionArguments, RefusedWithAReason) {
   EXPECT_EQ(linpipe::kernels::attention_bf16(p, p, p, p, nullptr, shape, 0.1f, negative, nullptr, &why),
             cudaErrorInvalidValue);
   EXPECT_NE(std::string(why != nullptr ? why : "").find("persistent_ctas"), std::string::npos);
+  linpipe::kernels::AttentionConfig one_shot_dynamic;
+  one_shot_dynamic.dynamic = true;
+  why = nullptr;
+  EXPECT_EQ(linpipe::kernels::attention_bf16(p, p, p, p, nullptr, shape, 0.1f, one_shot_dynamic, nullptr, &why),
+            cudaErrorInvalidValue);
+  EXPECT_STREQ(why, "dynamic claims query blocks on a persistent grid: set persistent too");
   AttentionShape grouped = shape;
   grouped.heads = 8;
   grouped.kv_heads = 3;
@@ -373,6 +384,7 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
         EXPECT_EQ(c.persistent, persistent) << "head dim " << head_dim << " seq " << seq << " causal " << causal;
         EXPECT_FALSE(c.overlap_softmax);
         EXPECT_FALSE(c.pingpong);
+        EXPECT_FALSE(c.dynamic);
         EXPECT_EQ(c.persistent_ctas, 0);
         EXPECT_EQ(c.packed_heads, 0);
       }

@@ -128,7 +128,7 @@ TEST(WorkSchedule, LongestFirstRowByRowFinishesARowBeforeTheNext) {
   using Causal = linpipe::WorkSchedule<linpipe::LongestFirstOrder, linpipe::SnakeWalk>;
   // 5 query blocks (x, the last one ragged) for 3 heads (y) and 2 batches (z).
   const Causal schedule(TileSpace{{4 * 128 + 7, 3, 2}, {128, 1, 1}},
-                        linpipe::LongestFirstOrder{.row_by_row = true});
+                        linpipe::LongestFirstOrder{.rows_per_band = 1});
   ASSERT_EQ(schedule.count(), 30u);
   for (std::uint32_t p = 0; p < schedule.count(); ++p) {
     const WorkItem item = schedule.item(p);
@@ -140,6 +140,31 @@ TEST(WorkSchedule, LongestFirstRowByRowFinishesARowBeforeTheNext) {
   EXPECT_EQ(schedule.item(0).extent.x, 7u) << "the first item is the ragged last block";
   expect_exact_cover(schedule, 4);
   expect_exact_cover(schedule, 132);
+}
+
+// Bands of rows: 7 rows (heads) in bands of 3, 3 and 1, each walked longest first across its rows before the next
+// band starts; one band of every row (0) is the order across the whole space.
+TEST(WorkSchedule, LongestFirstBandsFinishTheirRowsBeforeTheNextBand) {
+  using Causal = linpipe::WorkSchedule<linpipe::LongestFirstOrder, linpipe::SnakeWalk>;
+  const TileSpace space{{5 * 128, 7, 1}, {128, 1, 1}};
+  const Causal banded(space, linpipe::LongestFirstOrder{.rows_per_band = 3});
+  ASSERT_EQ(banded.count(), 35u);
+  for (std::uint32_t p = 0; p < banded.count(); ++p) {
+    const WorkItem item = banded.item(p);
+    const std::uint32_t band = p < 30 ? p / 15 : 2;  // 15 tiles a full band, 5 in the last
+    const std::uint32_t band_rows = band < 2 ? 3 : 1;
+    const std::uint32_t in_band = p - 15 * band;
+    EXPECT_EQ(item.tile_y, 3 * band + in_band % band_rows) << "position " << p;
+    EXPECT_EQ(item.tile_x, 4 - in_band / band_rows) << "position " << p;
+  }
+  expect_exact_cover(banded, 4);
+  expect_exact_cover(banded, 132);
+  // A band as large as the space (or larger) is the default order.
+  const Causal all(space), wide(space, linpipe::LongestFirstOrder{.rows_per_band = 9});
+  for (std::uint32_t p = 0; p < all.count(); ++p) {
+    EXPECT_EQ(all.item(p).tile_x, wide.item(p).tile_x);
+    EXPECT_EQ(all.item(p).tile_y, wide.item(p).tile_y);
+  }
 }
 
 TEST(WorkSchedule, GroupedOrderKeepsRunningCtasInOneBandOfRows) {
