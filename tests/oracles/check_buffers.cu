@@ -34,22 +34,32 @@ __global__ void compare_kernel(const std::uint8_t* a, const std::uint8_t* b, std
 }
 
 // The copy a user would write instead of a pipeline: one 16-byte vector per thread, one-shot
-// grid (no loop); the last bytes % 16 by the first threads, byte by byte.
+// grid (no loop); the last bytes % 16 by the first threads, byte by byte. Streaming: loads
+// marked evict-first (__ldcs: ld.global.cs), as each line is read once.
+template <bool Streaming>
 __global__ void plain_copy_kernel(uint4* dst, const uint4* src, std::size_t vectors,
                                   std::uint8_t* dst_tail, const std::uint8_t* src_tail,
                                   std::size_t tail) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < vectors) dst[i] = src[i];
+  if (i < vectors) {
+    if constexpr (Streaming) {
+      dst[i] = __ldcs(src + i);
+    } else {
+      dst[i] = src[i];
+    }
+  }
   if (i < tail) dst_tail[i] = src_tail[i];
 }
 
 }  // namespace
 
-cudaError_t plain_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
-  constexpr unsigned threads = 256;
+cudaError_t plain_copy(void* dst, const void* src, std::size_t bytes, PlainCopyConfig config,
+                       cudaStream_t stream) {
+  if (config.threads == 0 || config.threads > 1024 || config.threads % 32 != 0) return cudaErrorInvalidValue;
   const std::size_t vectors = bytes / 16, tail = bytes % 16;
-  const std::size_t blocks = (vectors > tail ? vectors : tail) / threads + 1;
-  plain_copy_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+  const std::size_t blocks = (vectors > tail ? vectors : tail) / config.threads + 1;
+  const auto kernel = config.streaming ? plain_copy_kernel<true> : plain_copy_kernel<false>;
+  kernel<<<static_cast<unsigned>(blocks), config.threads, 0, stream>>>(
       static_cast<uint4*>(dst), static_cast<const uint4*>(src), vectors,
       static_cast<std::uint8_t*>(dst) + vectors * 16, static_cast<const std::uint8_t*>(src) + vectors * 16,
       tail);
