@@ -1,12 +1,15 @@
-// linpipe's bf16 GEMM (C = A x B^T, fp32 accumulation) against cuBLAS in the same process, on
-// the same random inputs: correctness against cuBLAS first (relative Frobenius error, every
-// output element written), then, after a clock warm-up, the median over interleaved rounds of
-// batched launches (cuBLAS and each linpipe variant alike), in TFLOP/s, for
-// both variants (one CTA a tile; 2-CTA clusters sharing B through TMA multicast).
+// linpipe's bf16 GEMM (C = A x B^T, fp32 accumulation) against cuBLAS (cublasGemmEx) and
+// cuBLASLt (the fastest of its heuristic's first 8 algorithms for the shape, each timed) in the
+// same process, on the same random inputs: correctness against cuBLAS first (relative Frobenius
+// error, every output element written; cuBLASLt's result too), then, after a clock warm-up, the
+// median and range over interleaved rounds of batched launches (the anchors and each linpipe
+// variant alike), in TFLOP/s, for both variants (one CTA a tile; 2-CTA clusters sharing B
+// through TMA multicast), with the GPU's SM clock, power and temperature before and after.
 // Usage: gemm_bench [--quick] [--shape MxNxK] [--trace FILE]
 //   --quick: fewer timed rounds. --trace FILE: instead of the comparison, one traced launch at
 //   the shape (default 4096^3; its first 2 CTAs) written to FILE as trace-event JSON, with the
 //   summary, the traced result checked against the untraced one, and the cost of tracing.
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -19,6 +22,8 @@
 
 #include "bench_timing.h"
 #include "bench_trace.h"
+#include "cublaslt_anchor.h"
+#include "gpu_state.h"
 #include "gemm.h"
 #include "gemm_check.h"
 
@@ -148,6 +153,11 @@ int main(int argc, char** argv) {
   BENCH_CHECK(cudaMalloc(&ref, max_c * 2));
   cublasHandle_t handle;
   CUBLAS_CHECK(cublasCreate(&handle));
+  cublasLtHandle_t lt_handle;
+  CUBLAS_CHECK(cublasLtCreate(&lt_handle));
+  constexpr std::size_t lt_workspace_bytes = 32u << 20;
+  void* lt_workspace;
+  BENCH_CHECK(cudaMalloc(&lt_workspace, lt_workspace_bytes));
 
   struct Row {
     Shape s;
@@ -155,6 +165,10 @@ int main(int argc, char** argv) {
     double ratio_min, ratio_max;  // linpipe / cuBLAS over the rounds
     double group8_tflops, group32_tflops;
     double wg1_tflops, wg2_tflops;  // warpgroup_release: 1-CTA, 2-CTA
+    double lt_tflops;
+    int lt_tried;
+    double low[3], high[3];  // cuBLAS, cuBLASLt, linpipe: TFLOP/s of their slowest and fastest round
+    linpipe::bench::GpuState before, after;
   };
   std::vector<Row> rows;
   bool ok = true;
@@ -192,6 +206,25 @@ int main(int argc, char** argv) {
     ok = ok && shape_ok;
     if (!default_ok || s.m * std::size_t(s.n) < 1000000) continue;  // the tiny shape: check only
 
+    // cuBLASLt: its heuristic's algorithms timed, the fastest checked against cuBLAS.
+    const double shape_flops = 2.0 * s.m * s.n * double(s.k);
+    const linpipe::bench::CublasLtAnchor lt(lt_handle, a, b, c, s.m, s.n, s.k, lt_workspace, lt_workspace_bytes,
+                                            8, std::max(2, static_cast<int>(5e11 / shape_flops)), 3);
+    if (!lt.ok()) {
+      std::fprintf(stderr, "cuBLASLt offered no algorithm that runs %dx%dx%d\n", s.m, s.n, s.k);
+      return 1;
+    }
+    BENCH_CHECK(poison_bf16(c, std::size_t(s.m) * s.n));
+    BENCH_CHECK(lt.run());
+    BENCH_CHECK(cudaDeviceSynchronize());
+    Bf16Comparison lt_cmp{};
+    BENCH_CHECK(compare_bf16(c, ref, std::size_t(s.m) * s.n, &lt_cmp));
+    const bool lt_good = lt_cmp.non_finite == 0 && lt_cmp.relative_error < 1e-2;
+    std::printf("check %5dx%5dx%5d cuBLASLt (best of %d algorithms): rel err %.3e vs cuBLAS -> %s\n", s.m, s.n,
+                s.k, lt.tried(), lt_cmp.relative_error, lt_good ? "ok" : "WRONG");
+    ok = ok && lt_good;
+    const linpipe::bench::GpuState before = linpipe::bench::read_gpu_state();
+
     const double flops = 2.0 * s.m * s.n * double(s.k);
     // Contenders, timed in interleaved rounds (so clock and thermal drift hit all alike): each
     // round times a batch of back-to-back launches of each between two events.
@@ -205,10 +238,11 @@ int main(int argc, char** argv) {
         case 3: return gemm_bf16(a, b, c, s.m, s.n, s.k, group8);
         case 4: return gemm_bf16(a, b, c, s.m, s.n, s.k, group32);
         case 5: return gemm_bf16(a, b, c, s.m, s.n, s.k, wg1);
-        default: return gemm_bf16(a, b, c, s.m, s.n, s.k, wg2);
+        case 6: return gemm_bf16(a, b, c, s.m, s.n, s.k, wg2);
+        default: return lt.run();
       }
     };
-    constexpr int contenders = 7;
+    constexpr int contenders = 8;
     const int warmup = std::max(20, static_cast<int>(2e14 / flops));  // ~0.3 s: clocks up
     for (int i = 0; i < warmup; ++i) BENCH_CHECK(launch(i % contenders));
     BENCH_CHECK(cudaDeviceSynchronize());
@@ -235,8 +269,16 @@ int main(int argc, char** argv) {
     std::sort(ratios.begin(), ratios.end());
     double tflops[contenders];
     for (int which = 0; which < contenders; ++which) tflops[which] = flops / median(ms[which]) / 1e9;
-    rows.push_back({s, tflops[0], tflops[1], tflops[2], error, ratios.front(), ratios.back(),
-                    tflops[3], tflops[4], tflops[5], tflops[6]});
+    Row row{s, tflops[0], tflops[1], tflops[2], error, ratios.front(), ratios.back(),
+            tflops[3], tflops[4], tflops[5], tflops[6], tflops[7], lt.tried(), {}, {}, before,
+            linpipe::bench::read_gpu_state()};
+    const int ranged[3] = {0, 7, 1};  // cuBLAS, cuBLASLt, linpipe
+    for (int i = 0; i < 3; ++i) {
+      const auto [fastest, slowest] = std::minmax_element(ms[ranged[i]].begin(), ms[ranged[i]].end());
+      row.low[i] = flops / *slowest / 1e9;
+      row.high[i] = flops / *fastest / 1e9;
+    }
+    rows.push_back(row);
     std::printf("time  %5dx%5dx%5d: cuBLAS %.3f ms, linpipe %.3f ms, 2-CTA %.3f ms, group 8 %.3f ms,"
                 " group 32 %.3f ms (%d rounds x %d launches)\n", s.m, s.n, s.k, median(ms[0]),
                 median(ms[1]), median(ms[2]), median(ms[3]), median(ms[4]), rounds, batch);
@@ -266,6 +308,8 @@ int main(int argc, char** argv) {
     return gemm_bf16(shifted, b, c, tiny.m, tiny.n, tiny.k, variants[0]);
   });
   CUBLAS_CHECK(cublasDestroy(handle));
+  CUBLAS_CHECK(cublasLtDestroy(lt_handle));
+  BENCH_CHECK(cudaFree(lt_workspace));
   BENCH_CHECK(cudaFree(a));
   BENCH_CHECK(cudaFree(b));
   BENCH_CHECK(cudaFree(c));
@@ -289,6 +333,20 @@ int main(int argc, char** argv) {
     std::printf("%-16s %7.1f %7.1f %6.3f  %5.3f-%5.3f %7.1f %6.3f %8.1e\n", shape, r.cublas_tflops,
                 r.linpipe_tflops, r.linpipe_tflops / r.cublas_tflops, r.ratio_min, r.ratio_max,
                 r.cluster_tflops, r.cluster_tflops / r.cublas_tflops, r.error);
+  }
+  std::printf("\nanchors, TFLOP/s: median [slowest-fastest round] of %d interleaved rounds; linpipe against the "
+              "faster anchor; the GPU (SM clock, power, temperature) before and after each shape's rounds\n"
+              "%-16s %21s %25s %21s %7s %18s %18s\n", rounds, "M x N x K", "cuBLAS", "cuBLASLt (algorithms)",
+              "linpipe", "/best", "GPU before", "GPU after");
+  for (const Row& r : rows) {
+    char shape[32], cells[3][48];
+    std::snprintf(shape, sizeof shape, "%dx%dx%d", r.s.m, r.s.n, r.s.k);
+    const double median_of[3] = {r.cublas_tflops, r.lt_tflops, r.linpipe_tflops};
+    for (int i = 0; i < 3; ++i)
+      std::snprintf(cells[i], sizeof cells[i], "%.1f [%.1f-%.1f]", median_of[i], r.low[i], r.high[i]);
+    std::printf("%-16s %21s %20s (%2d) %21s %7.3f %18s %18s\n", shape, cells[0], cells[1], r.lt_tried, cells[2],
+                r.linpipe_tflops / std::max(r.cublas_tflops, r.lt_tflops), linpipe::bench::describe(r.before).c_str(),
+                linpipe::bench::describe(r.after).c_str());
   }
   std::printf("\nhost cost per call at %dx%dx%d, us (enqueue only, mean of 200 calls): cuBLAS %.2f, "
               "linpipe %.2f (tensor maps cached), linpipe %.2f (every call re-encodes them)\n",
