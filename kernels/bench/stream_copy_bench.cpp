@@ -171,38 +171,34 @@ int main(int argc, char** argv) {
     Row row{bytes, gbps(median_ms([&] { return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice); })),
             0.0, "", {}};
     if (csv) std::fprintf(csv, "%zu,cudaMemcpy,,%.1f\n", bytes, row.memcpy_gbps);
-    // The plain anchor: each of its configurations checked, then timed; the best is the anchor.
-    for (const linpipe::kernels::PlainCopyConfig& plain : linpipe::kernels::plain_copy_configs) {
+    // A copy, checked bit-exact on a poisoned output, then timed; -1 if it copied wrong.
+    const auto checked_rate = [&](const char* impl, const std::string& config, auto&& copy) -> double {
       BENCH_CHECK(cudaMemset(dst, 0xA5, bytes));
-      BENCH_CHECK(linpipe::kernels::plain_copy(dst, src, bytes, plain));
-      BENCH_CHECK(cudaDeviceSynchronize());
-      unsigned long long plain_wrong = 0;
-      BENCH_CHECK(linpipe::kernels::count_mismatches(dst, ref, bytes, &plain_wrong));
-      if (plain_wrong != 0) {
-        std::fprintf(stderr, "plain_copy %s at %zu MiB: %llu wrong bytes\n", plain_name(plain).c_str(),
-                     bytes >> 20, plain_wrong);
-        return 1;
-      }
-      const double rate = gbps(median_ms([&] { return linpipe::kernels::plain_copy(dst, src, bytes, plain); }));
-      row.plain_all.push_back(rate);
-      if (csv) std::fprintf(csv, "%zu,plain_copy,%s,%.1f\n", bytes, plain_name(plain).c_str(), rate);
-      if (rate > row.plain_gbps) row.plain_gbps = rate, row.plain_best = plain_name(plain);
-    }
-    for (const StreamCopyConfig& config : configs) {
-      const char* why = nullptr;
-      BENCH_CHECK(cudaMemset(dst, 0xA5, bytes));  // poison
-      BENCH_CHECK(linpipe::kernels::stream_copy(dst, src, bytes, config, nullptr, &why));
+      BENCH_CHECK(copy());
       BENCH_CHECK(cudaDeviceSynchronize());
       unsigned long long wrong = 0;
       BENCH_CHECK(linpipe::kernels::count_mismatches(dst, ref, bytes, &wrong));
       if (wrong != 0) {
-        std::fprintf(stderr, "stream_copy %s at %zu MiB: %llu wrong bytes\n", name(config).c_str(),
-                     bytes >> 20, wrong);
-        return 1;
+        std::fprintf(stderr, "%s %s at %zu MiB: %llu wrong bytes\n", impl, config.c_str(), bytes >> 20, wrong);
+        return -1.0;
       }
-      const double rate = gbps(median_ms([&] { return linpipe::kernels::stream_copy(dst, src, bytes, config); }));
+      const double rate = gbps(median_ms(copy));
+      if (csv) std::fprintf(csv, "%zu,%s,%s,%.1f\n", bytes, impl, config.c_str(), rate);
+      return rate;
+    };
+    // The plain anchor is the best of its configurations.
+    for (const linpipe::kernels::PlainCopyConfig& plain : linpipe::kernels::plain_copy_configs) {
+      const double rate = checked_rate("plain_copy", plain_name(plain),
+                                       [&] { return linpipe::kernels::plain_copy(dst, src, bytes, plain); });
+      if (rate < 0) return 1;
+      row.plain_all.push_back(rate);
+      if (rate > row.plain_gbps) row.plain_gbps = rate, row.plain_best = plain_name(plain);
+    }
+    for (const StreamCopyConfig& config : configs) {
+      const double rate = checked_rate("stream_copy", name(config),
+                                       [&] { return linpipe::kernels::stream_copy(dst, src, bytes, config); });
+      if (rate < 0) return 1;
       row.all.push_back(rate);
-      if (csv) std::fprintf(csv, "%zu,stream_copy,%s,%.1f\n", bytes, name(config).c_str(), rate);
       if (rate > row.best_gbps) row.best_gbps = rate, row.best = name(config);
     }
     rows.push_back(row);
