@@ -122,6 +122,38 @@ std::string describe(const linpipe::kernels::AttentionConfig& config) {
          (config.dynamic ? ", blocks claimed from a counter" : "");
 }
 
+// Q, K and V copied to the device, O (o_elems bf16) and LSE (lse_elems floats) allocated;
+// all freed at scope end. ok() says whether every allocation and copy worked.
+class DeviceBuffers {
+ public:
+  DeviceBuffers(const std::vector<std::uint16_t>& q, const std::vector<std::uint16_t>& k,
+                const std::vector<std::uint16_t>& v, std::size_t o_elems, std::size_t lse_elems) {
+    ok_ = upload(q, &q_) && upload(k, &k_) && upload(v, &v_) && cudaMalloc(&o_, o_elems * 2) == cudaSuccess &&
+          cudaMalloc(&lse_, lse_elems * sizeof(float)) == cudaSuccess;
+  }
+  ~DeviceBuffers() {
+    for (void* p : {q_, k_, v_, o_, static_cast<void*>(lse_)}) (void)cudaFree(p);
+  }
+  DeviceBuffers(const DeviceBuffers&) = delete;
+  DeviceBuffers& operator=(const DeviceBuffers&) = delete;
+
+  bool ok() const { return ok_; }
+  void* q() const { return q_; }
+  void* k() const { return k_; }
+  void* v() const { return v_; }
+  void* o() const { return o_; }
+  float* lse() const { return lse_; }
+
+ private:
+  static bool upload(const std::vector<std::uint16_t>& host, void** device) {
+    return cudaMalloc(device, host.size() * 2) == cudaSuccess &&
+           cudaMemcpy(*device, host.data(), host.size() * 2, cudaMemcpyHostToDevice) == cudaSuccess;
+  }
+  void *q_ = nullptr, *k_ = nullptr, *v_ = nullptr, *o_ = nullptr;
+  float* lse_ = nullptr;
+  bool ok_ = false;
+};
+
 // O and LSE against the reference, and nothing written past either.
 void expect_matches(const std::vector<std::uint16_t>& out, const std::vector<float>& lse,
                     const std::vector<float>& want, const std::vector<float>& want_lse, const Case& c,
@@ -145,16 +177,10 @@ TEST_P(Attention, MatchesFloatReference) {
   constexpr std::size_t guard_rows = 128;  // after O: must stay poisoned
   const std::size_t guard = guard_rows * c.head_dim;
 
-  void *dq = nullptr, *dk = nullptr, *dv = nullptr, *dout = nullptr;
-  float* dlse = nullptr;
-  LINPIPE_CUDA_OK(cudaMalloc(&dq, n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dk, kv_n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dv, kv_n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dout, (n + guard) * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dlse, (rows + guard_rows) * sizeof(float)));
-  LINPIPE_CUDA_OK(cudaMemcpy(dq, q.data(), n * 2, cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemcpy(dk, k.data(), kv_n * 2, cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemcpy(dv, v.data(), kv_n * 2, cudaMemcpyHostToDevice));
+  const DeviceBuffers device(q, k, v, n + guard, rows + guard_rows);
+  ASSERT_TRUE(device.ok());
+  void *dq = device.q(), *dk = device.k(), *dv = device.v(), *dout = device.o();
+  float* dlse = device.lse();
   std::vector<float> want(n), want_lse(rows);
   reference(q, k, v, shape, scale, want, want_lse);
 
@@ -180,7 +206,6 @@ TEST_P(Attention, MatchesFloatReference) {
     LINPIPE_CUDA_OK(cudaMemcpy(lse.data(), dlse, (rows + guard_rows) * sizeof(float), cudaMemcpyDeviceToHost));
     expect_matches(out, lse, want, want_lse, c, n, rows, guard, guard_rows);
   }
-  for (void* p : {dq, dk, dv, dout, static_cast<void*>(dlse)}) LINPIPE_CUDA_OK(cudaFree(p));
 }
 
 void expect_matches(const std::vector<std::uint16_t>& out, const std::vector<float>& lse,
@@ -266,16 +291,10 @@ TEST(AttentionHeads, NanInAnotherHeadStaysThere) {
   std::vector<float> want(per_head), want_lse(shape.seq);
   reference(head1(q), head1(k), head1(v), one_head, scale, want, want_lse);
 
-  void *dq = nullptr, *dk = nullptr, *dv = nullptr, *dout = nullptr;
-  float* dlse = nullptr;
-  LINPIPE_CUDA_OK(cudaMalloc(&dq, n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dk, n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dv, n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dout, n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dlse, 3 * shape.seq * sizeof(float)));
-  LINPIPE_CUDA_OK(cudaMemcpy(dq, q.data(), n * 2, cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemcpy(dk, k.data(), n * 2, cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemcpy(dv, v.data(), n * 2, cudaMemcpyHostToDevice));
+  const DeviceBuffers device(q, k, v, n, 3 * static_cast<std::size_t>(shape.seq));
+  ASSERT_TRUE(device.ok());
+  void *dq = device.q(), *dk = device.k(), *dv = device.v(), *dout = device.o();
+  float* dlse = device.lse();
   for (const int bits : configuration_bits) {
     const linpipe::kernels::AttentionConfig config = configuration(bits, 1);
     SCOPED_TRACE(describe(config));
@@ -291,7 +310,6 @@ TEST(AttentionHeads, NanInAnotherHeadStaysThere) {
     expect_matches(out1, lse1, want, want_lse, Case{1, 1, shape.seq, shape.head_dim, false}, per_head,
                    static_cast<std::size_t>(shape.seq), 0, 0);
   }
-  for (void* p : {dq, dk, dv, dout, static_cast<void*>(dlse)}) LINPIPE_CUDA_OK(cudaFree(p));
 }
 
 // What a caller gets wrong is refused with a sentence, before any CUDA call (no GPU needed).
@@ -422,16 +440,10 @@ TEST(AttentionHeads, NanInAnotherKvHeadStaysThere) {
   std::vector<float> want(4 * per_head), want_lse(4 * static_cast<std::size_t>(shape.seq));
   reference(q1, k1, v1, group1, scale, want, want_lse);
 
-  void *dq = nullptr, *dk = nullptr, *dv = nullptr, *dout = nullptr;
-  float* dlse = nullptr;
-  LINPIPE_CUDA_OK(cudaMalloc(&dq, n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dk, kv_n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dv, kv_n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dout, n * 2));
-  LINPIPE_CUDA_OK(cudaMalloc(&dlse, 12 * shape.seq * sizeof(float)));
-  LINPIPE_CUDA_OK(cudaMemcpy(dq, q.data(), n * 2, cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemcpy(dk, k.data(), kv_n * 2, cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemcpy(dv, v.data(), kv_n * 2, cudaMemcpyHostToDevice));
+  const DeviceBuffers device(q, k, v, n, 12 * static_cast<std::size_t>(shape.seq));
+  ASSERT_TRUE(device.ok());
+  void *dq = device.q(), *dk = device.k(), *dv = device.v(), *dout = device.o();
+  float* dlse = device.lse();
   for (const int packed : {1, 4}) {
     for (const int bits : configuration_bits) {
       linpipe::kernels::AttentionConfig config = configuration(bits, 1);
@@ -449,7 +461,6 @@ TEST(AttentionHeads, NanInAnotherKvHeadStaysThere) {
                      4 * static_cast<std::size_t>(shape.seq), 0, 0);
     }
   }
-  for (void* p : {dq, dk, dv, dout, static_cast<void*>(dlse)}) LINPIPE_CUDA_OK(cudaFree(p));
 }
 
 }  // namespace
