@@ -136,9 +136,11 @@ AttentionKernel kernel_for(bool overlap_softmax, bool pingpong) {
 
 AttentionKernel attention_kernel_for(int head_dim, bool overlap_softmax, bool pingpong, bool dynamic) {
   if (head_dim == 128) {
-    return dynamic ? kernel_for<128, true>(overlap_softmax, pingpong) : kernel_for<128, false>(overlap_softmax, pingpong);
+    return dynamic ? kernel_for<128, true>(overlap_softmax, pingpong)
+                   : kernel_for<128, false>(overlap_softmax, pingpong);
   }
-  return dynamic ? kernel_for<64, true>(overlap_softmax, pingpong) : kernel_for<64, false>(overlap_softmax, pingpong);
+  return dynamic ? kernel_for<64, true>(overlap_softmax, pingpong)
+                 : kernel_for<64, false>(overlap_softmax, pingpong);
 }
 
 std::size_t attention_shared_bytes(int head_dim) {

@@ -28,7 +28,6 @@ struct QueryBlock {
         tiles(kv_tiles(seq, query0, packing.rows_per_head(), causal)) {}
 };
 
-
 // What a consumer warpgroup works on: its 64 rows of the CTA's query block (rows_per_head
 // rows of each head from `head` on: 64 of one head, or fewer of several with packed heads) and
 // the tiles to read.
