@@ -23,5 +23,5 @@ for t in gpu_readme_kernel_test gpu_kernel_parts_test gpu_ordered_turns_test gpu
 done
 # The GEMM test built without debug checks too: the kernel the benchmarks time.
 cp build/release/tests/gpu/gpu_gemm_test .device/gpu_gemm_test_release
-cp kernels/bench/{run_common.sh,run_gemm_ab.sh,run_attention_ab.sh,run_gpu_suite.sh,compare_handoff_sass.py,plot_stream_copy.py,plot_trace.py,same_device_code.py,attention_bench.py,ncu_summary.py,run_attention.sh,rmsnorm_bench.py,run_kernel_parts.sh,torch_matmul_anchor.py} .device/
+cp kernels/bench/{run_common.sh,run_gemm_ab.sh,run_attention_ab.sh,run_gpu_suite.sh,compare_handoff_sass.py,plot_stream_copy.py,plot_trace.py,same_device_code.py,attention_bench.py,ncu_summary.py,run_attention.sh,rmsnorm_bench.py,run_kernel_parts.sh,torch_matmul_anchor.py,run_copy_ncu.sh} .device/
 du -sh .device

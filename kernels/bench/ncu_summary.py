@@ -3,10 +3,10 @@
 
   ncu_summary.py NCU_CSV [--kernels REGEX]
 
-Prints duration, grid size, tensor pipe activity, DRAM throughput, L2 hit rate, issue-slot
-use and the three largest warp stall reasons (stalled warps per issued instruction) of each
-kernel whose name matches REGEX (default: every kernel that ran longer than 50 us). A metric
-ncu did not collect shows as '-'.
+Prints duration, grid size, tensor pipe activity, DRAM throughput (of peak, and read and write
+GB/s), L2 hit rate, issue-slot use and the three largest warp stall reasons (stalled warps per
+issued instruction) of each kernel whose name matches REGEX (default: every kernel that ran
+longer than 50 us). A metric ncu did not collect shows as '-'.
 """
 import argparse
 import csv
@@ -20,10 +20,14 @@ COLUMNS = [
     ("grid", "launch__grid_size"),  # tells a persistent launch from one of a CTA per tile
     ("tensor %", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed"),
     ("DRAM %", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+    ("DRAM read GB/s", "dram__bytes_read.sum.per_second"),
+    ("DRAM write GB/s", "dram__bytes_write.sum.per_second"),
     ("L2 hit %", "lts__t_sector_hit_rate.pct"),
     ("issue %", "smsp__issue_active.avg.pct_of_peak_sustained_active"),
 ]
 TO_MS = {"ns": 1e-6, "nsecond": 1e-6, "us": 1e-3, "usecond": 1e-3, "ms": 1.0, "msecond": 1.0}
+TO_GB_PER_S = {"byte/second": 1e-9, "Kbyte/second": 1e-6, "Mbyte/second": 1e-3, "Gbyte/second": 1.0,
+               "Tbyte/second": 1e3}
 STALL = re.compile(r"smsp__average_warps?_issue_stalled_(\w+?)_per_issue_active\.ratio$")
 
 
@@ -47,11 +51,15 @@ def rows_of(path):
 
 
 def value_of(row, units, metric):
-    """The metric's value; a duration in ms, whatever unit this ncu printed it in."""
+    """The metric's value; a duration in ms and a rate in GB/s, whatever unit this ncu printed."""
     value = number(row.get(metric, ""))
-    if value is None or metric != DURATION:
+    if value is None:
         return value
-    return value * TO_MS.get(units.get(metric, "ns"), 1e-6)
+    if metric == DURATION:
+        return value * TO_MS.get(units.get(metric, "ns"), 1e-6)
+    if metric.endswith(".per_second"):
+        return value * TO_GB_PER_S.get(units.get(metric, "byte/second"), 1e-9)
+    return value
 
 
 def main(argv):

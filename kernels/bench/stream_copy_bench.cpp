@@ -3,7 +3,8 @@
 // GB/s counts bytes read plus bytes written. Every configuration is checked bit-exact on
 // random data with a poisoned output before it is timed.
 //
-//   stream_copy_bench [--csv FILE] [--min-mib N] [--max-mib N] [--config NAME]
+//   stream_copy_bench [--csv FILE] [--min-mib N] [--max-mib N] [--config NAME] [--once]
+//   --once: each copy checked and run once, untimed, no table (for a profiler such as ncu).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -109,15 +110,17 @@ int main(int argc, char** argv) {
   std::size_t max_mib = 4096, min_mib = 64;
   const char* only = nullptr;
   const char* trace_path = nullptr;
+  bool once = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--max-mib") && i + 1 < argc) max_mib = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--min-mib") && i + 1 < argc) min_mib = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--config") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) trace_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--once")) once = true;
     else {
       std::fprintf(stderr, "usage: stream_copy_bench [--csv FILE] [--min-mib N] [--max-mib N] "
-                           "[--config NAME] [--trace FILE]\n"
+                           "[--config NAME] [--once] [--trace FILE]\n"
                            "  --trace FILE: instead of the table, one traced copy of --min-mib MiB "
                            "(default 64) with the default configuration, and the cost of tracing\n");
       return 2;
@@ -168,10 +171,12 @@ int main(int argc, char** argv) {
     BENCH_CHECK(linpipe::kernels::fill_random(src, bytes, bytes * 7 + 1));
     BENCH_CHECK(cudaMemcpy(ref, src, bytes, cudaMemcpyDeviceToDevice));
     const auto gbps = [bytes](double ms) { return 2.0 * bytes / (ms * 1e-3) / 1e9; };
-    Row row{bytes, gbps(median_ms([&] { return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice); })),
-            0.0, "", {}};
+    const auto memcpy_once = [&] { return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice); };
+    Row row{bytes, once ? 0.0 : gbps(median_ms(memcpy_once)), 0.0, "", {}};
+    if (once) BENCH_CHECK(memcpy_once());
     if (csv) std::fprintf(csv, "%zu,cudaMemcpy,,%.1f\n", bytes, row.memcpy_gbps);
-    // A copy, checked bit-exact on a poisoned output, then timed; -1 if it copied wrong.
+    // A copy, checked bit-exact on a poisoned output, then timed (with --once: not, 0); -1 if
+    // it copied wrong.
     const auto checked_rate = [&](const char* impl, const std::string& config, auto&& copy) -> double {
       BENCH_CHECK(cudaMemset(dst, 0xA5, bytes));
       BENCH_CHECK(copy());
@@ -182,6 +187,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s %s at %zu MiB: %llu wrong bytes\n", impl, config.c_str(), bytes >> 20, wrong);
         return -1.0;
       }
+      if (once) return 0.0;
       const double rate = gbps(median_ms(copy));
       if (csv) std::fprintf(csv, "%zu,%s,%s,%.1f\n", bytes, impl, config.c_str(), rate);
       return rate;
@@ -204,6 +210,10 @@ int main(int argc, char** argv) {
     rows.push_back(row);
   }
   if (csv) std::fclose(csv);
+  if (once) {
+    for (void* p : {src, dst, ref}) BENCH_CHECK(cudaFree(p));
+    return 0;
+  }
 
   std::printf("\nall configurations, GB/s (read + write); config = B(ulk)/T(hread) stores, stages x tile, blocks/SM (b) or short-lived blocks of k tiles (k), L(ag of the empty signal behind the store), e = L2 evict-first\n");
   std::printf("%9s", "MiB");
