@@ -7,10 +7,10 @@ namespace linpipe::kernels {
 namespace {
 
 // O / sum (bf16) for the warpgroup's 64 rows, 64 columns at a time: written into the staging
-// box and stored by one TMA store at (column, task.query0) of plane task.head (the map's box: the
-// warpgroup's rows of each of its heads, head by head); the map drops rows past the sequence.
-// Then the log-sum-exp (natural log) of each of the thread's rows inside the sequence.
-// Inlined: a call would pass O through local memory.
+// box and stored by one TMA store at (column, task.query0) of plane task.head (the map's box:
+// the warpgroup's rows of each of its heads, head by head); the map drops rows past the
+// sequence. Then the log-sum-exp (natural log) of each of the thread's rows inside the
+// sequence. Inlined: a call would pass O through local memory.
 template <int HeadDim>
 __device__ __forceinline__ void store_rows(const float (&o)[HeadDim / 2], const RowStats& stats,
                                            const AccumulatorPlace& f, const ConsumerTask& task,
@@ -34,7 +34,8 @@ __device__ __forceinline__ void store_rows(const float (&o)[HeadDim / 2], const 
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int query = row_query(f, task, h);
-    if (query < task.seq) lse[row_plane(f, task, h) * task.seq + query] = (stats.max[h] + __log2f(sum[h])) * ln2;
+    if (query < task.seq)
+      lse[row_plane(f, task, h) * task.seq + query] = (stats.max[h] + __log2f(sum[h])) * ln2;
   }
 }
 
