@@ -356,13 +356,18 @@ cudaError_t row_major_box_map_2d(CUtensorMap* map, const void* tensor, int rows)
   const char* why = "";
   return linpipe::encode_tensor_map_2d(map, desc, &why);
 }
-cudaError_t row_major_box_map_3d(CUtensorMap* map, const void* tensor, int planes, int rows) {
+// The 3-D map's box may also span several planes: `rows_of_box` rows of each of `planes_of_box`
+// planes (the same box_rows x box_cols elements in all when rows_of_box x planes_of_box is
+// box_rows), stacked plane by plane.
+cudaError_t row_major_box_map_3d(CUtensorMap* map, const void* tensor, int planes, int rows,
+                                 int rows_of_box = box_rows, int planes_of_box = 1) {
   linpipe::TensorMap3d desc;
   desc.base = tensor;
   desc.planes = planes;
   desc.rows = rows;
   desc.cols = map_cols;
-  desc.box_rows = box_rows;
+  desc.box_planes = static_cast<std::uint32_t>(planes_of_box);
+  desc.box_rows = static_cast<std::uint32_t>(rows_of_box);
   desc.box_cols = box_cols;
   desc.type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
   desc.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
@@ -564,6 +569,93 @@ TEST(TensorMap, A3dStoreStopsAtTheEndOfItsPlane) {
   const auto [wrong_inside, touched_outside] = check_stored_box(got, planes, rows, plane, row0, col0);
   EXPECT_EQ(wrong_inside, 0) << "the box's rows inside plane " << plane << " did not land row-major";
   EXPECT_EQ(touched_outside, 0) << "elements outside the box or past the plane's end were written";
+}
+
+// Grouped-query attention's Q loads and O stores: a box of 8 rows of each of 2 planes, at
+// row 16 of planes whose 20 rows leave 4 in each. Loaded, each plane's rows land after the
+// last plane's (plane by plane, row by row), its missing rows as zeros; stored, each plane's
+// rows inside it are written and nothing else.
+constexpr int stacked_planes = 3, stacked_rows = 20, stacked_box_rows = 8, stacked_box_planes = 2;
+static_assert(stacked_box_rows * stacked_box_planes == box_rows, "the stacked box fills the kernels' box buffer");
+
+TEST(TensorMap, A3dBoxOfSeveralPlanesStacksThemAndStopsEachAtItsEnd) {
+  LINPIPE_REQUIRE_GPU();
+  std::vector<std::uint16_t> input(stacked_planes * stacked_rows * map_cols);
+  std::iota(input.begin(), input.end(), std::uint16_t{1});
+  std::uint16_t *tensor = nullptr, *out = nullptr;
+  std::uint32_t* timed_out = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&tensor, input.size() * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMalloc(&out, box_rows * box_cols * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMalloc(&timed_out, sizeof(std::uint32_t)));
+  LINPIPE_CUDA_OK(cudaMemcpy(tensor, input.data(), input.size() * sizeof(std::uint16_t),
+                             cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemset(out, 0xFF, box_rows * box_cols * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMemset(timed_out, 0, sizeof(std::uint32_t)));
+  CUtensorMap map;
+  LINPIPE_CUDA_OK(row_major_box_map_3d(&map, tensor, stacked_planes, stacked_rows, stacked_box_rows,
+                                       stacked_box_planes));
+  constexpr int col0 = 32, row0 = 16, plane = 1;
+  load_box_3d<<<1, 128>>>(map, col0, row0, plane, out, timed_out);
+  LINPIPE_CUDA_OK(cudaGetLastError());
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto box = to_host(out, box_rows * box_cols);
+  const auto waits = to_host(timed_out, 1);
+  LINPIPE_CUDA_OK(cudaFree(tensor));
+  LINPIPE_CUDA_OK(cudaFree(out));
+  LINPIPE_CUDA_OK(cudaFree(timed_out));
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0], 0u) << "the load never completed on its barrier";
+  ASSERT_EQ(box.size(), static_cast<std::size_t>(box_rows * box_cols));
+  int wrong = 0, leaked = 0;
+  for (int p = 0; p < stacked_box_planes; ++p) {
+    for (int r = 0; r < stacked_box_rows; ++r) {
+      for (int c = 0; c < box_cols; ++c) {
+        const std::uint16_t got = box[(p * stacked_box_rows + r) * box_cols + c];
+        if (row0 + r < stacked_rows) {
+          wrong += got != input[((plane + p) * stacked_rows + row0 + r) * map_cols + col0 + c];
+        } else {
+          leaked += got != 0;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0) << "rows inside the planes are not stacked plane by plane";
+  EXPECT_EQ(leaked, 0) << "rows past a plane's end are not zeros";
+}
+
+TEST(TensorMap, A3dStoreOfSeveralPlanesWritesEachPlanesRowsOnly) {
+  LINPIPE_REQUIRE_GPU();
+  const std::size_t elements = static_cast<std::size_t>(stacked_planes) * stacked_rows * map_cols;
+  std::uint16_t* tensor = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&tensor, elements * sizeof(std::uint16_t)));
+  LINPIPE_CUDA_OK(cudaMemset(tensor, 0xA5, elements * sizeof(std::uint16_t)));
+  CUtensorMap map;
+  LINPIPE_CUDA_OK(row_major_box_map_3d(&map, tensor, stacked_planes, stacked_rows, stacked_box_rows,
+                                       stacked_box_planes));
+  constexpr int col0 = 32, row0 = 16, plane = 1;
+  store_box_3d<<<1, 128>>>(map, col0, row0, plane);  // box element i holds i + 1
+  LINPIPE_CUDA_OK(cudaGetLastError());
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto got = to_host(tensor, elements);
+  LINPIPE_CUDA_OK(cudaFree(tensor));
+  ASSERT_EQ(got.size(), elements);
+  int wrong_inside = 0, touched_outside = 0;
+  for (int p = 0; p < stacked_planes; ++p) {
+    for (int r = 0; r < stacked_rows; ++r) {
+      for (int c = 0; c < map_cols; ++c) {
+        const std::uint16_t value = got[(static_cast<std::size_t>(p) * stacked_rows + r) * map_cols + c];
+        const bool inside = p >= plane && p < plane + stacked_box_planes && r >= row0 &&
+                            r < row0 + stacked_box_rows && c >= col0 && c < col0 + box_cols;
+        if (inside) {
+          wrong_inside += value != ((p - plane) * stacked_box_rows + r - row0) * box_cols + c - col0 + 1;
+        } else {
+          touched_outside += value != 0xA5A5;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(wrong_inside, 0) << "the box's planes did not land each in its own plane";
+  EXPECT_EQ(touched_outside, 0) << "elements outside the box or past a plane's end were written";
 }
 
 // %gridid differs between launches (what the debug init token relies on), and is the same for
