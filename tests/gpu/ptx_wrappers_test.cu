@@ -426,6 +426,38 @@ __global__ void load_box_3d(const __grid_constant__ CUtensorMap map, int col0, i
   for (int i = threadIdx.x; i < box_rows * box_cols; i += blockDim.x) out[i] = box[i];
 }
 
+// The values 1, 2, ... in a tensor of `planes` x `rows` x map_cols, loaded through a 3-D map
+// whose box is rows_of_box rows of each of planes_of_box planes, at (col0, row0, plane): the
+// box as it landed in shared memory, or nothing (with a failure) if the load never completed.
+std::vector<std::uint16_t> load_3d(const std::vector<std::uint16_t>& input, int planes, int rows,
+                                   int rows_of_box, int planes_of_box, int col0, int row0, int plane) {
+  std::uint16_t *tensor = nullptr, *out = nullptr;
+  std::uint32_t* timed_out = nullptr;
+  CUtensorMap map;
+  const bool ready =
+      cudaMalloc(&tensor, input.size() * sizeof(std::uint16_t)) == cudaSuccess &&
+      cudaMalloc(&out, box_rows * box_cols * sizeof(std::uint16_t)) == cudaSuccess &&
+      cudaMalloc(&timed_out, sizeof(std::uint32_t)) == cudaSuccess &&
+      cudaMemcpy(tensor, input.data(), input.size() * sizeof(std::uint16_t), cudaMemcpyHostToDevice) ==
+          cudaSuccess &&
+      cudaMemset(out, 0xFF, box_rows * box_cols * sizeof(std::uint16_t)) == cudaSuccess &&
+      cudaMemset(timed_out, 0, sizeof(std::uint32_t)) == cudaSuccess &&
+      row_major_box_map_3d(&map, tensor, planes, rows, rows_of_box, planes_of_box) == cudaSuccess;
+  EXPECT_TRUE(ready) << "could not set up the load";
+  std::vector<std::uint16_t> box;
+  if (ready) {
+    load_box_3d<<<1, 128>>>(map, col0, row0, plane, out, timed_out);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const auto waits = to_host(timed_out, 1);
+    EXPECT_TRUE(waits.size() == 1 && waits[0] == 0) << "the load never completed on its barrier";
+    if (waits.size() == 1 && waits[0] == 0) box = to_host(out, box_rows * box_cols);
+  }
+  for (void* p : {static_cast<void*>(tensor), static_cast<void*>(out), static_cast<void*>(timed_out)})
+    (void)cudaFree(p);
+  return box;
+}
+
 // A box that runs past the last row of a plane brings zeros for the missing rows, not the next
 // plane's first rows (what lets a kernel tile each head of batch x heads x seq on its own).
 TEST(TensorMap, A3dBoxStopsAtTheEndOfItsPlane) {
@@ -433,29 +465,8 @@ TEST(TensorMap, A3dBoxStopsAtTheEndOfItsPlane) {
   constexpr int planes = 3, rows = 20;  // a box of 16 rows at row 8 runs 4 rows past the plane
   std::vector<std::uint16_t> input(planes * rows * map_cols);
   std::iota(input.begin(), input.end(), std::uint16_t{1});
-  std::uint16_t *tensor = nullptr, *out = nullptr;
-  std::uint32_t* timed_out = nullptr;
-  LINPIPE_CUDA_OK(cudaMalloc(&tensor, input.size() * sizeof(std::uint16_t)));
-  LINPIPE_CUDA_OK(cudaMalloc(&out, box_rows * box_cols * sizeof(std::uint16_t)));
-  LINPIPE_CUDA_OK(cudaMalloc(&timed_out, sizeof(std::uint32_t)));
-  LINPIPE_CUDA_OK(cudaMemcpy(tensor, input.data(), input.size() * sizeof(std::uint16_t),
-                             cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemset(out, 0xFF, box_rows * box_cols * sizeof(std::uint16_t)));
-  LINPIPE_CUDA_OK(cudaMemset(timed_out, 0, sizeof(std::uint32_t)));
-
-  CUtensorMap map;
-  LINPIPE_CUDA_OK(row_major_box_map_3d(&map, tensor, planes, rows));
   constexpr int col0 = 32, row0 = 8, plane = 1;
-  load_box_3d<<<1, 128>>>(map, col0, row0, plane, out, timed_out);
-  LINPIPE_CUDA_OK(cudaGetLastError());
-  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
-  const auto box = to_host(out, box_rows * box_cols);
-  const auto waits = to_host(timed_out, 1);
-  LINPIPE_CUDA_OK(cudaFree(tensor));
-  LINPIPE_CUDA_OK(cudaFree(out));
-  LINPIPE_CUDA_OK(cudaFree(timed_out));
-  ASSERT_EQ(waits.size(), 1u);
-  EXPECT_EQ(waits[0], 0u) << "the load never completed on its barrier";
+  const auto box = load_3d(input, planes, rows, box_rows, 1, col0, row0, plane);
   ASSERT_EQ(box.size(), static_cast<std::size_t>(box_rows * box_cols));
   int wrong = 0, leaked = 0;
   for (int r = 0; r < box_rows; ++r) {
@@ -582,29 +593,9 @@ TEST(TensorMap, A3dBoxOfSeveralPlanesStacksThemAndStopsEachAtItsEnd) {
   LINPIPE_REQUIRE_GPU();
   std::vector<std::uint16_t> input(stacked_planes * stacked_rows * map_cols);
   std::iota(input.begin(), input.end(), std::uint16_t{1});
-  std::uint16_t *tensor = nullptr, *out = nullptr;
-  std::uint32_t* timed_out = nullptr;
-  LINPIPE_CUDA_OK(cudaMalloc(&tensor, input.size() * sizeof(std::uint16_t)));
-  LINPIPE_CUDA_OK(cudaMalloc(&out, box_rows * box_cols * sizeof(std::uint16_t)));
-  LINPIPE_CUDA_OK(cudaMalloc(&timed_out, sizeof(std::uint32_t)));
-  LINPIPE_CUDA_OK(cudaMemcpy(tensor, input.data(), input.size() * sizeof(std::uint16_t),
-                             cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemset(out, 0xFF, box_rows * box_cols * sizeof(std::uint16_t)));
-  LINPIPE_CUDA_OK(cudaMemset(timed_out, 0, sizeof(std::uint32_t)));
-  CUtensorMap map;
-  LINPIPE_CUDA_OK(row_major_box_map_3d(&map, tensor, stacked_planes, stacked_rows, stacked_box_rows,
-                                       stacked_box_planes));
   constexpr int col0 = 32, row0 = 16, plane = 1;
-  load_box_3d<<<1, 128>>>(map, col0, row0, plane, out, timed_out);
-  LINPIPE_CUDA_OK(cudaGetLastError());
-  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
-  const auto box = to_host(out, box_rows * box_cols);
-  const auto waits = to_host(timed_out, 1);
-  LINPIPE_CUDA_OK(cudaFree(tensor));
-  LINPIPE_CUDA_OK(cudaFree(out));
-  LINPIPE_CUDA_OK(cudaFree(timed_out));
-  ASSERT_EQ(waits.size(), 1u);
-  EXPECT_EQ(waits[0], 0u) << "the load never completed on its barrier";
+  const auto box = load_3d(input, stacked_planes, stacked_rows, stacked_box_rows, stacked_box_planes, col0,
+                           row0, plane);
   ASSERT_EQ(box.size(), static_cast<std::size_t>(box_rows * box_cols));
   int wrong = 0, leaked = 0;
   for (int p = 0; p < stacked_box_planes; ++p) {
