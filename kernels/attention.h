@@ -55,7 +55,8 @@ struct AttentionConfig {
   // With persistent: the CTAs claim their query blocks from a counter as they finish the last
   // (so a CTA that drew short causal blocks takes more), in longest-first order in bands of
   // heads whose K and V fit in half of L2, so those stay in L2 while the band's shortest blocks
-  // even out its end. Launches on one stream share a counter the library keeps for it.
+  // even out its end. Launches on one stream share a counter the library keeps for it,
+  // allocated at the stream's first dynamic launch (make that one outside a graph capture).
   bool dynamic = false;
   // The persistent grid's CTAs: 0 for one per SM (all one CTA can use), fewer to leave SMs to
   // other work. Never more than there are query blocks.

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
-#include <utility>
+#include <tuple>
 
 import linpipe;
 
@@ -41,15 +41,22 @@ int kv_heads_of(const AttentionShape& shape) { return shape.kv_heads == 0 ? shap
 
 // The dynamic kernels' counter for `stream` on the current device: one per (device, stream),
 // kept for the process. Launches on one stream run in turn, and each leaves it at zero for the
-// next; launches on two streams may run at once, so they never share one.
+// next; launches on two streams may run at once, so they never share one. A stream is known by
+// its ID, not its handle (a new stream may reuse a destroyed one's handle while the destroyed
+// stream's last launch still runs), except while it is being captured into a graph, where its
+// ID may not be asked for: then by its handle.
 cudaError_t counter_for(cudaStream_t stream, WorkCounter** counter) {
   static std::mutex mutex;
-  static std::map<std::pair<int, cudaStream_t>, WorkCounter*> counters;
+  static std::map<std::tuple<int, bool, unsigned long long>, WorkCounter*> counters;
   int device = 0;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   cudaError_t status = cudaGetDevice(&device);
-  if (status != cudaSuccess) return status;
+  if (status != cudaSuccess || (status = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess) return status;
+  const bool by_id = capture == cudaStreamCaptureStatusNone;
+  unsigned long long key = reinterpret_cast<std::uintptr_t>(stream);
+  if (by_id && (status = cudaStreamGetId(stream, &key)) != cudaSuccess) return status;
   const std::lock_guard<std::mutex> lock(mutex);
-  WorkCounter*& kept = counters[{device, stream}];
+  WorkCounter*& kept = counters[{device, by_id, key}];
   if (kept == nullptr) {
     WorkCounter* fresh = nullptr;
     if ((status = cudaMalloc(&fresh, sizeof(WorkCounter))) != cudaSuccess) return status;
@@ -97,7 +104,7 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
   const int batch_heads = shape.batch * shape.heads;
   WorkCounter* counter = nullptr;
   if (config.dynamic && (status = counter_for(stream, &counter)) != cudaSuccess) {
-    if (why != nullptr) *why = "attention_bf16: could not allocate the dynamic schedule's counter";
+    if (why != nullptr) *why = "attention_bf16: could not set up the dynamic schedule's counter";
     return status;
   }
   const AttentionWork work{
