@@ -96,17 +96,8 @@ __global__ void __launch_bounds__(threads, 1)
         const int consumer = static_cast<int>(me.consumer());
         // One query block; inlined, as the role bodies are (see run_with_register_budget).
         const auto consume = [&](const WorkItem& item) __attribute__((always_inline)) {
-          const QueryBlock block(item, packing, seq, causal);
-          // The warpgroup's first row, 64 x consumer of the block's packed rows.
-          const int first_row = 64 * consumer;
-          const ConsumerTask task{block.q_plane + first_row / packing.rows_per_head(),
-                                  block.query0 + first_row % packing.rows_per_head(),
-                                  packing.warpgroup_rows_per_head(),
-                                  block.tiles,
-                                  seq,
-                                  causal,
-                                  scale_log2,
-                                  consumer};
+          const ConsumerTask task(QueryBlock(item, packing, seq, causal), packing, consumer, seq, causal,
+                                  scale_log2);
           if constexpr (Overlap) {
             consume_overlapped<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
           } else {

@@ -40,6 +40,19 @@ struct ConsumerTask {
   bool causal;
   float scale_log2;
   int warpgroup;
+
+  // Consumer warpgroup `warpgroup`'s share of `block`: the block's packed rows from
+  // 64 x warpgroup on.
+  __device__ ConsumerTask(const QueryBlock& block, const HeadPacking& packing, int warpgroup, int seq,
+                          bool causal, float scale_log2)
+      : head(block.q_plane + 64 * warpgroup / packing.rows_per_head()),
+        query0(block.query0 + 64 * warpgroup % packing.rows_per_head()),
+        rows_per_head(packing.warpgroup_rows_per_head()),
+        tiles(block.tiles),
+        seq(seq),
+        causal(causal),
+        scale_log2(scale_log2),
+        warpgroup(warpgroup) {}
 };
 
 // The query of the thread's row half h (row row0 + 8h of the warpgroup's 64), and the plane

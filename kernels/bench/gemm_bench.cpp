@@ -207,9 +207,9 @@ int main(int argc, char** argv) {
     if (!default_ok || s.m * std::size_t(s.n) < 1000000) continue;  // the tiny shape: check only
 
     // cuBLASLt: its heuristic's algorithms timed, the fastest checked against cuBLAS.
-    const double shape_flops = 2.0 * s.m * s.n * double(s.k);
+    const double flops = 2.0 * s.m * s.n * double(s.k);
     const linpipe::bench::CublasLtAnchor lt(lt_handle, a, b, c, s.m, s.n, s.k, lt_workspace, lt_workspace_bytes,
-                                            8, std::max(2, static_cast<int>(5e11 / shape_flops)), 3);
+                                            8, std::max(2, static_cast<int>(5e11 / flops)), 3);
     if (!lt.ok()) {
       std::fprintf(stderr, "cuBLASLt offered no algorithm that runs %dx%dx%d\n", s.m, s.n, s.k);
       return 1;
@@ -225,7 +225,6 @@ int main(int argc, char** argv) {
     ok = ok && lt_good;
     const linpipe::bench::GpuState before = linpipe::bench::read_gpu_state();
 
-    const double flops = 2.0 * s.m * s.n * double(s.k);
     // Contenders, timed in interleaved rounds (so clock and thermal drift hit all alike): each
     // round times a batch of back-to-back launches of each between two events.
     const GemmConfig group8{1, 8}, group32{1, 32}, wg1{1, 16, true}, wg2{2, 16, true};
