@@ -15,6 +15,7 @@ set(LINPIPE_MODULE_PARTITIONS
   host_backend
   diagnostics
   trace
+  trace_ring
   trace_report
   driver_api
   tensor_map

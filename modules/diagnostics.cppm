@@ -46,6 +46,8 @@ enum class ReportKind : std::uint32_t {
   turn_extra_pass,
   turn_not_held,
   turns_uninitialised,
+  // A DrainedTrace's ring: `stage` is the side (0 records, 1 release times), `lap` its count.
+  trace_ring_full,
 };
 
 // One GPU report as the device writes it into zero-copy host memory (see DeviceReports).
@@ -146,6 +148,11 @@ LINPIPE_HOST_DEVICE constexpr ReportText report_text(ReportKind kind, Role role)
       return {"turn barriers used before init()",
               "call MbarOrderedTurns<...>::init(barriers) from one thread, then a block "
               "barrier, before any party waits or passes"};
+    case ReportKind::trace_ring_full:
+      return {"a traced role's trace ring stayed full past the wait budget (nothing copies it out)",
+              "run a TraceDrainer's drain(ring) for every TraceRing a DrainedTrace records into "
+              "(e.g. on an idle warp's lanes), and reset() each ring before the barrier that "
+              "starts the roles"};
   }
   return {"unknown report", "this is a linpipe bug; please report it"};
 }
@@ -164,6 +171,9 @@ struct LocationText {
     if (is_turn_report(kind)) {
       std::snprintf(text, sizeof(text), "ordered turns '%s' (barriers 0x%llx) party %u turn %u",
                     name, barriers, stage, lap);
+    } else if (kind == ReportKind::trace_ring_full) {
+      std::snprintf(text, sizeof(text), "trace ring 0x%llx role %s, %s %u", barriers, role_name(role),
+                    stage == 0 ? "record" : "claim", lap);
     } else {
       std::snprintf(text, sizeof(text), "pipeline '%s' (barriers 0x%llx) stage %u lap %u role %s",
                     name, barriers, stage, lap, role_name(role));

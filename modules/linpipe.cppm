@@ -13,6 +13,7 @@ export import :clock;
 export import :backend;
 export import :barrier_roles;
 export import :trace;
+export import :trace_ring;
 export import :trace_report;
 export import :nvidia_mbar_backend;
 export import :host_backend;

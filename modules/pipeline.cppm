@@ -32,6 +32,17 @@ struct Claimed {
   std::uint32_t lap;
 };
 
+// How many claims a tracer can keep open at once (a DrainedTrace's ring slots); no limit if it
+// does not say.
+template <class Tracer>
+constexpr std::uint32_t held_claims_limit() {
+  if constexpr (requires { Tracer::max_held_claims; }) {
+    return Tracer::max_held_claims;
+  } else {
+    return ~0u;
+  }
+}
+
 }  // namespace linpipe::detail
 
 export namespace linpipe {
@@ -73,8 +84,15 @@ class ProducerConsumerPipeline {
     t.record(TraceEvent::acquire, Role::producer, 0u, 0u);
     t.last_release_mark().mark();
   }, "linpipe::ProducerConsumerPipeline<NumStages, Backend, Tracer>: Tracer must be "
-     "linpipe::NoTrace or linpipe::SliceTrace (or have `static constexpr bool enabled`, "
-     "ReleaseMarkType, record(TraceEvent, Role, stage, lap) and last_release_mark())");
+     "linpipe::NoTrace, linpipe::SliceTrace or linpipe::DrainedTrace (or have `static constexpr "
+     "bool enabled`, ReleaseMarkType, record(TraceEvent, Role, stage, lap) and "
+     "last_release_mark())");
+  // A ring tracer keeps the release times of its role's live claims: a role may hold up to
+  // NumStages of them.
+  static_assert(detail::held_claims_limit<Tracer>() >= NumStages,
+                "linpipe::ProducerConsumerPipeline<NumStages, Backend, DrainedTrace<Ring>>: a role "
+                "may hold NumStages claims, more than the ring keeps release times for: give the "
+                "TraceRing at least NumStages release slots (TraceRing<Records, Releases>)");
 
  public:
   using BackendType = Backend;
@@ -107,7 +125,7 @@ class ProducerConsumerPipeline {
   LINPIPE_HOST_DEVICE explicit ProducerConsumerPipeline(BarrierStorage (&storage)[Elems],
                                                         const char* name = "linpipe",
                                                         Tracer tracer = Tracer())
-      : backend_(storage), storage_(storage), name_(name), tracer_(tracer) {
+      : backend_(storage), storage_(storage), name_(name), tracer_(static_cast<Tracer&&>(tracer)) {
     static_assert(Elems == Backend::storage_elems(),
                   "linpipe::ProducerConsumerPipeline: the barrier array has the wrong size; "
                   "declare it as `Pipeline::Barriers barriers;` (Backend::storage_elems() "

@@ -65,5 +65,38 @@ LINPIPE_DEVICE inline void barrier_arrive(std::uint32_t id, std::uint32_t thread
   asm volatile("barrier.arrive.aligned %0, %1;" ::"r"(id), "r"(thread_count) : "memory");
 }
 
+// ld.acquire.cta.shared::cta.u32 / st.release.cta.shared::cta.u32
+// PTX ISA 6.0, SM_70. A flag or count handed from one warp of the CTA to another without a
+// barrier: what the writer stored before its release store is visible to a reader whose
+// acquire load saw it. At CTA scope, on shared memory: neither waits for global memory.
+LINPIPE_DEVICE inline std::uint32_t ld_acquire_cta(std::uint32_t shared_address) {
+  std::uint32_t value;
+  asm volatile("ld.acquire.cta.shared::cta.u32 %0, [%1];" : "=r"(value) : "r"(shared_address) : "memory");
+  return value;
+}
+LINPIPE_DEVICE inline void st_release_cta(std::uint32_t shared_address, std::uint32_t value) {
+  asm volatile("st.release.cta.shared::cta.u32 [%0], %1;" ::"r"(shared_address), "r"(value) : "memory");
+}
+
+// ld.relaxed.cta.shared::cta.u64 / st.relaxed.cta.shared::cta.u64
+// PTX ISA 6.0, SM_70. A 64-bit word another warp of the CTA reads or writes at the same time,
+// with no order of its own (the loads and stores above order it): it is read whole, never
+// torn, and never kept in a register in its place.
+LINPIPE_DEVICE inline std::uint64_t ld_relaxed_cta(std::uint32_t shared_address) {
+  std::uint64_t value;
+  asm volatile("ld.relaxed.cta.shared::cta.u64 %0, [%1];" : "=l"(value) : "r"(shared_address) : "memory");
+  return value;
+}
+LINPIPE_DEVICE inline void st_relaxed_cta(std::uint32_t shared_address, std::uint64_t value) {
+  asm volatile("st.relaxed.cta.shared::cta.u64 [%0], %1;" ::"r"(shared_address), "l"(value) : "memory");
+}
+
+// nanosleep.u32 ns;
+// PTX ISA 6.3, SM_70. Suspends the thread for up to about `ns` nanoseconds: a poller's pause
+// that leaves its issue slots to the warps doing the work.
+LINPIPE_DEVICE inline void nanosleep(std::uint32_t ns) {
+  asm volatile("nanosleep.u32 %0;" ::"r"(ns));
+}
+
 }  // namespace linpipe::ptx
 #endif  // __CUDA__

@@ -29,11 +29,11 @@ cuobjdump --dump-sass "$dir/liblinpipe_attention.so" > "$logs/attention.sass" 2>
 echo "attention SASS: $(grep -c HGMMA "$logs/attention.sass") HGMMA, $(grep -cE 'LDL|STL' "$logs/attention.sass") LDL/STL," \
   "$(grep -c 'MUFU.EX2' "$logs/attention.sass") MUFU.EX2, $(grep -c 'BSSY' "$logs/attention.sass") BSSY"
 if [[ $ncu_too == 1 ]]; then
-  # One launch of each, seq 8192, head dim 128, both masks; --clock-control none as METHOD.md asks.
+  # One launch of each, seq 8192, head dims 64 and 128, both masks; --clock-control none as METHOD.md asks.
   ncu --clock-control none --target-processes all --csv --page raw \
     --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
     --metrics gpu__time_duration.sum,launch__grid_size,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct \
-    python3 "$dir/attention_bench.py" "$dir/liblinpipe_attention.so" --once --seqs 8192 --head-dims 128 \
+    python3 "$dir/attention_bench.py" "$dir/liblinpipe_attention.so" --once --seqs 8192 --head-dims 64,128 \
     > "$logs/ncu.csv" 2> "$logs/ncu.err" || { echo "ncu failed: $(tail -2 "$logs/ncu.err")"; status=1; }
   python3 "$dir/ncu_summary.py" "$logs/ncu.csv" || status=1
 fi

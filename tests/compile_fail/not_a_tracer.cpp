@@ -1,5 +1,5 @@
-// A pipeline's third argument must be a tracer: NoTrace, SliceTrace, or a type with their shape.
-// EXPECT: Tracer must be linpipe::NoTrace or linpipe::SliceTrace
+// A pipeline's third argument must be a tracer: NoTrace, SliceTrace, DrainedTrace, or a type with their shape.
+// EXPECT: Tracer must be linpipe::NoTrace, linpipe::SliceTrace or linpipe::DrainedTrace
 import linpipe;
 #ifndef LINPIPE_FIXED
 struct Timer {  // has a record() but no `enabled`, no release marks

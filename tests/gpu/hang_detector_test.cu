@@ -1,6 +1,7 @@
 // The debug-build hang detector on the GPU: a deliberately unbalanced pipeline (the full barrier
 // expects two producer arrivals, only one comes), a consumer that acquires a third stage of a
-// two-stage ring while holding both, and a kernel that never calls init_mbars, must each trap
+// two-stage ring while holding both, a kernel that never calls init_mbars, and a traced role
+// whose trace ring nobody drains must each trap
 // with a report naming the pipeline, stage, lap, role, block and warp, instead of hanging. The device writes the report into a
 // linpipe::DeviceReports record (zero-copy host memory) and the host prints it after the launch
 // fails. The trap ruins the CUDA context, so each kernel runs in a child process (this binary,
@@ -84,8 +85,25 @@ __global__ void maybe_initialised_pipeline(std::uint32_t* out, bool init) {
   }
 }
 
+// A traced role whose trace ring nobody drains (no TraceDrainer runs): its third record finds
+// the two-record ring full and must trap with a report, not wait forever.
+__global__ void undrained_trace_ring(std::uint32_t* out) {
+  using Ring = linpipe::TraceRing<2, 2>;
+  __shared__ Ring ring;
+  if (threadIdx.x == 0) ring.reset(0, 0, 1);
+  __syncthreads();
+  if (threadIdx.x == 32) {
+    linpipe::DrainedTrace<Ring> tracer(&ring);
+    for (std::uint32_t i = 0; i < 3; ++i) tracer.record(linpipe::TraceEvent::issue, linpipe::Role::producer, i, 0);
+    *out = tracer.recorded();
+  }
+}
+
 cudaError_t launch(const std::string& which, linpipe::DeviceReports& reports, std::uint32_t* out) {
-  if (which == "greedy") {
+  if (which == "undrained") {
+    std::fprintf(stderr, "child: watch gave %s\n", cudaGetErrorName(reports.watch(undrained_trace_ring)));
+    undrained_trace_ring<<<1, 64>>>(out);
+  } else if (which == "greedy") {
     std::fprintf(stderr, "child: watch gave %s\n",
                  cudaGetErrorName(reports.watch(over_acquiring_consumer)));
     over_acquiring_consumer<<<1, 64>>>(out);
@@ -173,6 +191,20 @@ TEST(HangDetector, MissingInitMbarsReportsInsteadOfUsingStaleBarriers) {
             std::string::npos);
   EXPECT_EQ(output.find("wait exceeded its budget"), std::string::npos)
       << "reported at the first wait, not after the budget ran out";
+}
+
+TEST(HangDetector, UndrainedTraceRingTrapsWithReport) {
+  if (const char* which = std::getenv("LINPIPE_HANG_CHILD")) std::exit(run_child(which));
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  LINPIPE_REQUIRE_GPU();
+
+  const auto [status, output] = run_in_child("undrained");
+  EXPECT_NE(status, 124) << "the child hung until timeout killed it";
+  EXPECT_EQ(status, 1) << "the kernel should fail with a trap";
+  EXPECT_NE(output.find("linpipe: a traced role's trace ring stayed full past the wait budget"),
+            std::string::npos);
+  EXPECT_NE(output.find("role producer, record 2, block (0,0,0) warp 1 lane 0"), std::string::npos);
+  EXPECT_NE(output.find("run a TraceDrainer's drain(ring)"), std::string::npos);
 }
 
 }  // namespace
