@@ -65,6 +65,9 @@ LINPIPE_HOST_DEVICE inline void wait_for_drainer(const void* ring, Role role, st
     if (deadline.passed()) {
       report(ReportKind::trace_ring_full, StageLocation{"trace ring", ring, side, count, role});
     }
+#if !defined(__CUDA_ARCH__)
+    std::this_thread::yield();  // host threads may outnumber cores: let the drainer run
+#endif
   }
 }
 

@@ -1,13 +1,15 @@
 // Many threads through one ring: one producer, several consumers, at least 10^6 items. Each
 // stage carries one item per consumer; every consumer must see its items in order, and every
-// item must be seen exactly once. Runs in its own ctest entry, and under ThreadSanitizer in the
-// tsan preset.
+// item must be seen exactly once. Then the same hand-offs traced through trace rings, each
+// drained by a thread of its own: every record and release time arrives. Runs in its own ctest
+// entry, and under ThreadSanitizer in the tsan preset.
 import linpipe;
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -68,6 +70,63 @@ TEST(Stress, EveryItemOnceAndInOrder) {
   }
   EXPECT_EQ(missing, 0u);
   EXPECT_EQ(repeated, 0u);
+}
+
+// A producer and a consumer traced through the smallest rings the pipeline accepts, so that the
+// roles wait on their drainers all the time: every claim and every release time reaches the
+// slices, each release no earlier than its claim.
+TEST(Stress, TracedThroughRingsEveryRecordArrives) {
+  using TraceRing = linpipe::TraceRing<2, num_stages>;
+  using Tracer = linpipe::DrainedTrace<TraceRing>;
+  using Traced = linpipe::ProducerConsumerPipeline<num_stages, linpipe::HostBackend<num_stages>, Tracer>;
+  constexpr std::uint32_t traced_items = 100'000;
+  auto ring = std::make_unique<Ring>();
+  Traced(ring->signals).init_mbars(1, 1);
+  TraceRing rings[2];
+  rings[0].reset(0, 0, 0);
+  rings[1].reset(1, 0, 1);
+  // Room for every record: an acquire and at most one blocking wait (two records) an item.
+  linpipe::TraceBuffer trace(2, 3 * traced_items + 2 * num_stages);
+  {
+    const linpipe::TraceDrainer drainer(trace.data(), trace.layout());
+    std::jthread drain_producer([&] { drainer.drain(rings[0]); });
+    std::jthread drain_consumer([&] { drainer.drain(rings[1]); });
+    std::jthread producer([&] {
+      Traced pipe(ring->signals, "traced stress", Tracer(&rings[0]));
+      for (std::uint32_t i = 0; i < traced_items; ++i) {
+        auto stage = pipe.acquire_producer();
+        stage.mbar().arrive();
+        stage.release();
+      }
+      pipe.drain();
+    });
+    std::jthread consumer([&] {
+      Traced pipe(ring->signals, "traced stress", Tracer(&rings[1]));
+      for (std::uint32_t i = 0; i < traced_items; ++i) {
+        auto stage = pipe.acquire_consumer();
+        stage.release();
+      }
+    });
+  }
+  for (const auto& role : linpipe::summarise_trace(trace.data(), trace.layout())) EXPECT_EQ(role.dropped, 0u);
+  for (std::uint32_t s = 0; s < 2; ++s) {
+    const linpipe::TraceSlice slice = linpipe::read_trace(trace.data(), trace.layout()).at(s);
+    // Read back in time order, each release must end a claim of its slot and lap made before it.
+    std::uint32_t acquires = 0, releases = 0, unmatched = 0;
+    std::map<std::pair<int, std::uint32_t>, int> held;
+    for (const auto& r : slice.events) {
+      if (r.event == linpipe::TraceEvent::acquire) {
+        ++acquires;
+        unmatched += held[{r.stage, r.lap}]++ != 0;
+      } else if (r.event == linpipe::TraceEvent::release) {
+        ++releases;
+        unmatched += held[{r.stage, r.lap}]-- != 1;
+      }
+    }
+    EXPECT_EQ(unmatched, 0u) << "slice " << s << ": releases that end no earlier claim of their slot";
+    EXPECT_EQ(acquires, traced_items) << "slice " << s;
+    EXPECT_EQ(releases, traced_items) << "slice " << s;
+  }
 }
 
 }  // namespace
