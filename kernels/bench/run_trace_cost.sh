@@ -18,3 +18,18 @@ for pass in 1 2; do
     done
   done
 done
+# SASS facts of the traced kernels of each build: fences, shared and global stores, local memory.
+for build in before after; do
+  dir=$before
+  [ "$build" = after ] && dir=$after
+  cuobjdump --dump-sass "$dir/gemm_bench" 2>/dev/null |
+    awk -v b="$build" '/Function : .*traced_gemm_kernel/{f=$3; next} /Function :/{f=""}
+      f && /MEMBAR/{m[f]++} f && /STS/{s[f]++} f && /STG/{g[f]++} f && /LDL|STL/{l[f]++} f && /NANOSLEEP/{n[f]++}
+      END{for (k in m) printf "%s SASS %s: MEMBAR %d STS %d STG %d LDL/STL %d NANOSLEEP %d\n", b, substr(k,1,60), m[k], s[k], g[k], l[k], n[k]}'
+done
+# The untraced kernels' SASS must not change with the tracer: every untraced kernel of BEFORE has
+# an identical body in AFTER (the traced ones are expected to differ).
+cuobjdump --dump-sass "$before/gemm_bench" > "$out/trace_cost/before.sass" 2>&1
+cuobjdump --dump-sass "$after/gemm_bench" > "$out/trace_cost/after.sass" 2>&1
+python3 "$(dirname "$0")/same_device_code.py" "$out/trace_cost/before.sass" "$out/trace_cost/after.sass" |
+  grep -v traced_ | head -20
