@@ -120,11 +120,14 @@ class ProducerConsumerPipeline {
   //   Backend::storage_elems() signals, whose type carries its size, so storage sized by hand
   //   (`uint64_t barriers[2 * Stages]`) fails to compile instead of overflowing into the ring.
   // name: shown by the debug backstops, to tell a kernel's pipelines apart.
-  // tracer: this role's tracer, for a traced pipeline (e.g. SliceTrace::for_this_warp(...)).
+  // tracer: this role's tracer, for a traced pipeline (e.g. SliceTrace::for_this_warp(...)),
+  //   moved in. Not a by-value parameter: on the GPU that is a bitwise copy whose original is
+  //   destroyed as well (the NVPTX ABI passes class arguments byval), which would end a
+  //   DrainedTrace's role as soon as its pipeline is built.
   template <std::size_t Elems>
   LINPIPE_HOST_DEVICE explicit ProducerConsumerPipeline(BarrierStorage (&storage)[Elems],
                                                         const char* name = "linpipe",
-                                                        Tracer tracer = Tracer())
+                                                        Tracer&& tracer = Tracer())
       : backend_(storage), storage_(storage), name_(name), tracer_(static_cast<Tracer&&>(tracer)) {
     static_assert(Elems == Backend::storage_elems(),
                   "linpipe::ProducerConsumerPipeline: the barrier array has the wrong size; "
@@ -132,6 +135,12 @@ class ProducerConsumerPipeline {
                   "signals: 2 x NumStages barriers plus the backend's own words), or keep the "
                   "pipeline in a PipelineStorage");
   }
+  // A copyable tracer (SliceTrace) may also be given as an lvalue: the pipeline keeps a copy.
+  template <std::size_t Elems>
+    requires std::copy_constructible<Tracer>
+  LINPIPE_HOST_DEVICE explicit ProducerConsumerPipeline(BarrierStorage (&storage)[Elems], const char* name,
+                                                        const Tracer& tracer)
+      : ProducerConsumerPipeline(storage, name, Tracer(tracer)) {}
   // A bare pointer carries no size, so the pipeline could not tell storage that is too small.
   template <class Pointer>
     requires std::is_pointer_v<Pointer>

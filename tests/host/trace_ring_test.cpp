@@ -65,6 +65,30 @@ struct DrainedRings {
   }
 };
 
+// A kernel builds each role's tracer in a function (its warp decides which ring, or none) and
+// hands it to the pipeline: only the pipeline's copy may tell the drainer the role is done,
+// when the pipeline goes away, not a temporary on the way.
+Tracer tracer_for(Ring& ring, bool traced) {
+  if (!traced) return Tracer();
+  return Tracer(&ring);
+}
+
+TEST(TraceRing, OnlyThePipelinesTracerEndsTheRole) {
+  linpipe::HostSignal signals[Backend::storage_elems()];
+  Traced(signals).init_mbars(1, 1);
+  Ring ring;
+  ring.reset(0, 0, 0);
+  {
+    Traced pipe(signals, "handed over", tracer_for(ring, true));
+    EXPECT_EQ(ring.finished, 0u) << "the role was ended while its pipeline still records";
+    auto stage = pipe.acquire_producer();
+    stage.mbar().arrive();
+    stage.release();
+  }
+  EXPECT_EQ(ring.finished, 1u);
+  EXPECT_EQ(ring.acquires, 1u);
+}
+
 TEST(TraceRing, EveryEventReachesTheRolesSliceThroughATinyRing) {
   constexpr int items = 500;
   linpipe::HostSignal signals[Backend::storage_elems()];
