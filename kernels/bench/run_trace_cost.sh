@@ -2,11 +2,11 @@
 # The GEMM's tracing cost (issue 31, item 3) on the GPU machine: `gemm_bench --trace` at 4096^3
 # and 8192^3 for two builds, taking turns, in two passes, so clocks and heat hit both alike;
 # each line is the median of gemm_bench's interleaved untraced/traced rounds, every CTA traced.
-# Usage: run_trace_cost.sh AFTER_DIR BEFORE_DIR OUT (each DIR holds a gemm_bench)
+# Usage: [PASSES=n] run_trace_cost.sh AFTER_DIR BEFORE_DIR OUT (each DIR holds a gemm_bench)
 set -uo pipefail
 after=$1 before=$2 out=$3
 mkdir -p "$out/trace_cost"
-for pass in 1 2; do
+for pass in $(seq 1 "${PASSES:-2}"); do
   for shape in 4096x4096x4096 8192x8192x8192; do
     for build in before after; do
       dir=$before
