@@ -65,8 +65,8 @@ struct SharedMemory {
 };
 // The one number the launch needs (the budget is checked when the plan is declared).
 using Plan = SharedPlan<SharedMemory>;
-// A traced launch's: the same, and the traced warps' rings (in the alignment padding the
-// 1024-byte-aligned layout leaves at its end).
+// A traced launch's: the same, and the traced warps' rings (672 bytes, which the layout's
+// 1024-byte alignment rounds up to 1,024: the SM's budget had 1,040 to spare).
 struct TracedSharedMemory {
   SharedMemory kernel;
   TraceRingOfWarp rings[traced_warps];
