@@ -8,13 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <map>
-#include <utility>
 #include <vector>
 
 #include "gpu_test_support.h"
 
 import linpipe;
+
+#include "../trace/claims.h"
 
 namespace {
 
@@ -111,21 +111,13 @@ TEST(TraceRingOnGpu, EveryClaimAndReleaseReachesItsSlice) {
       }
       EXPECT_EQ(slice.header.block, block);
       EXPECT_EQ(slice.header.warp, warp);
-      std::uint32_t acquires = 0, releases = 0, unmatched = 0;
-      std::map<std::pair<int, std::uint32_t>, int> held;
       for (const auto& r : slice.events) {
         EXPECT_EQ(r.role, warp == 0 ? linpipe::Role::producer : linpipe::Role::consumer);
-        if (r.event == linpipe::TraceEvent::acquire) {
-          ++acquires;
-          unmatched += held[{r.stage, r.lap}]++ != 0;
-        } else if (r.event == linpipe::TraceEvent::release) {
-          ++releases;
-          unmatched += held[{r.stage, r.lap}]-- != 1;
-        }
       }
-      EXPECT_EQ(acquires, items) << "block " << block << " warp " << warp;
-      EXPECT_EQ(releases, items) << "block " << block << " warp " << warp;
-      EXPECT_EQ(unmatched, 0u) << "block " << block << " warp " << warp << ": releases out of their claims";
+      const ClaimCounts claims = count_claims(slice);
+      EXPECT_EQ(claims.acquires, items) << "block " << block << " warp " << warp;
+      EXPECT_EQ(claims.releases, items) << "block " << block << " warp " << warp;
+      EXPECT_EQ(claims.unmatched, 0u) << "block " << block << " warp " << warp << ": releases out of their claims";
     }
   }
 }

@@ -9,10 +9,11 @@ import linpipe;
 
 #include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
+
+#include "../trace/claims.h"
 
 namespace {
 
@@ -112,20 +113,10 @@ TEST(Stress, TracedThroughRingsEveryRecordArrives) {
   for (std::uint32_t s = 0; s < 2; ++s) {
     const linpipe::TraceSlice slice = linpipe::read_trace(trace.data(), trace.layout()).at(s);
     // Read back in time order, each release must end a claim of its slot and lap made before it.
-    std::uint32_t acquires = 0, releases = 0, unmatched = 0;
-    std::map<std::pair<int, std::uint32_t>, int> held;
-    for (const auto& r : slice.events) {
-      if (r.event == linpipe::TraceEvent::acquire) {
-        ++acquires;
-        unmatched += held[{r.stage, r.lap}]++ != 0;
-      } else if (r.event == linpipe::TraceEvent::release) {
-        ++releases;
-        unmatched += held[{r.stage, r.lap}]-- != 1;
-      }
-    }
-    EXPECT_EQ(unmatched, 0u) << "slice " << s << ": releases that end no earlier claim of their slot";
-    EXPECT_EQ(acquires, traced_items) << "slice " << s;
-    EXPECT_EQ(releases, traced_items) << "slice " << s;
+    const ClaimCounts claims = count_claims(slice);
+    EXPECT_EQ(claims.unmatched, 0u) << "slice " << s << ": releases that end no earlier claim of their slot";
+    EXPECT_EQ(claims.acquires, traced_items) << "slice " << s;
+    EXPECT_EQ(claims.releases, traced_items) << "slice " << s;
   }
 }
 
