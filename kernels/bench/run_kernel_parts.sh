@@ -61,7 +61,7 @@ run_tests cuda_import_test gpu_readme_kernel_test gpu_readme_kernel_test_release
   gpu_kernel_parts_test_release gpu_ordered_turns_test gpu_ordered_turns_test_release \
   gpu_dynamic_schedule_test gpu_rmsnorm_test gpu_rmsnorm_test_release gpu_pingpong_test \
   gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test \
-  gpu_traced_kernels_test gpu_attention_test gpu_staged_store_test
+  gpu_traced_kernels_test gpu_trace_ring_test gpu_attention_test gpu_staged_store_test
 for tool in racecheck synccheck; do
   run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_staged_store_test" \
     > "$logs/sanitizer_staged_store_$tool.log" 2>&1
