@@ -126,7 +126,9 @@ struct RingReleaseMark {
 // only: the pipeline object that holds it is the role's one writer, and its destruction tells
 // the drainer the role is done, so build the pipeline once per role and keep it to the end.
 // A role may hold at most Ring::release_slots claims of the pipeline at once (the pipeline
-// checks its NumStages against it).
+// checks its NumStages against it). Hand it on by rvalue reference or return it, never as a
+// by-value argument of a device function: on the GPU that is a bitwise copy whose original is
+// destroyed too, which would end the role early (the pipeline takes it by rvalue reference).
 template <class Ring = TraceRing<>>
 class DrainedTrace {
  public:
