@@ -48,6 +48,8 @@ using TraceRingOfWarp = TraceRing<8, stages>;
 using RingTracer = DrainedTrace<TraceRingOfWarp>;
 constexpr int traced_warps = 1 + consumer_warpgroups;
 constexpr std::uint32_t drainer_warp = 1;
+// Ring i records warp 4i, the first warp of warpgroup i (the producer's, then each consumer's).
+__device__ __forceinline__ std::uint32_t traced_warp(int ring) { return 4u * static_cast<std::uint32_t>(ring); }
 __device__ __forceinline__ int traced_warp_index(std::uint32_t warp) {
   return warp % 4 == 0 ? static_cast<int>(warp / 4) : -1;
 }
@@ -83,14 +85,14 @@ struct SharedFor<RingTracer> {
   __device__ static SharedMemory& kernel_part(Layout& layout) { return layout.kernel; }
 };
 
-// The traced warps' rings, before the barrier that starts the roles: ring i drains to the
-// slice of warp 4i of this CTA (SliceTrace::for_this_warp's numbering), or nowhere if the
-// target has no slice for it.
+// The traced warps' rings, before the barrier that starts the roles: each drains to its warp's
+// slice of this CTA (SliceTrace::for_this_warp's numbering), or nowhere if the target has no
+// slice for it.
 __device__ __forceinline__ void reset_trace_rings(TraceRingOfWarp (&rings)[traced_warps],
                                                   const GemmTraceTarget& target) {
   const std::uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
   for (int i = 0; i < traced_warps; ++i) {
-    const std::uint32_t warp = 4u * static_cast<std::uint32_t>(i);
+    const std::uint32_t warp = traced_warp(i);
     const std::uint32_t slice = block * Roles::warps + warp;
     const bool kept = target.records != nullptr && slice < target.layout.slices;
     rings[i].reset(kept ? slice : TraceRingOfWarp::no_slice, block, warp);

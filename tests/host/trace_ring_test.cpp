@@ -14,6 +14,7 @@ import linpipe;
 #include <vector>
 
 #include "../trace/claims.h"
+#include "../trace/relay.h"
 
 namespace {
 
@@ -96,20 +97,11 @@ TEST(TraceRing, EveryEventReachesTheRolesSliceThroughATinyRing) {
   drained.run([&] {
     std::jthread producer([&] {
       Traced pipe(signals, "ring", Tracer(&drained.rings[0]));
-      for (int i = 0; i < items; ++i) {
-        auto stage = pipe.acquire_producer();
-        pipe.mark_issue(stage);
-        stage.mbar().arrive();
-        stage.release();
-      }
-      pipe.drain();
+      produce_items(pipe, items);
     });
     std::jthread consumer([&] {
       Traced pipe(signals, "ring", Tracer(&drained.rings[1]));
-      for (int i = 0; i < items; ++i) {
-        auto stage = pipe.acquire_consumer();
-        stage.release();
-      }
+      consume_items(pipe, items);
     });
   });
   const linpipe::TraceSlice produced = drained.slice(0), consumed = drained.slice(1);
@@ -178,13 +170,7 @@ TEST(TraceRing, AFullSliceCountsItsDropsAndStaysInItsSlice) {
   drained.run([&] {
     Traced producer(signals, "overflow", Tracer(&drained.rings[0]));
     Traced consumer(signals, "overflow", Tracer(&drained.rings[1]));
-    for (int i = 0; i < 50; ++i) {
-      auto made = producer.acquire_producer();
-      made.mbar().arrive();
-      made.release();
-      auto taken = consumer.acquire_consumer();
-      taken.release();
-    }
+    relay_in_turns(producer, consumer, 50);
     EXPECT_EQ(consumer.tracer().recorded(), 0u);
   });
   const linpipe::TraceSlice used = drained.slice(1);
@@ -211,13 +197,7 @@ TEST(TraceRing, ARingPastTheBufferIsEmptiedNotCopied) {
   drained.run([&] {
     Traced producer(signals, "past", Tracer(&drained.rings[0]));
     Traced consumer(signals, "past", Tracer(&drained.rings[1]));
-    for (int i = 0; i < 40; ++i) {
-      auto made = producer.acquire_producer();
-      made.mbar().arrive();
-      made.release();
-      auto taken = consumer.acquire_consumer();
-      taken.release();
-    }
+    relay_in_turns(producer, consumer, 40);
     EXPECT_EQ(producer.tracer().recorded(), 40u);
   });
   const auto* bytes = reinterpret_cast<const unsigned char*>(drained.trace.data());

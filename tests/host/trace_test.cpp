@@ -14,6 +14,8 @@ import linpipe;
 #include <type_traits>
 #include <vector>
 
+#include "../trace/relay.h"
+
 namespace {
 
 constexpr int stages = 4;
@@ -76,20 +78,11 @@ TEST(Trace, RecordsEveryEventOfEachRoleInItsSlice) {
   {
     std::jthread producer([&] {
       Traced pipe(signals, "traced", trace.slice(0));
-      for (int i = 0; i < items; ++i) {
-        auto stage = pipe.acquire_producer();
-        pipe.mark_issue(stage);
-        stage.mbar().arrive();
-        stage.release();
-      }
-      pipe.drain();
+      produce_items(pipe, items);
     });
     std::jthread consumer([&] {
       Traced pipe(signals, "traced", trace.slice(1));
-      for (int i = 0; i < items; ++i) {
-        auto stage = pipe.acquire_consumer();
-        stage.release();
-      }
+      consume_items(pipe, items);
     });
   }
   const Slice produced = read_slice(trace, 0), consumed = read_slice(trace, 1);
@@ -156,13 +149,7 @@ TEST(Trace, AFullSliceCountsDropsAndStaysInItsSlice) {
   linpipe::TraceBuffer trace(3, 16);
   Traced producer(signals, "overflow", trace.slice(1));
   Traced consumer(signals, "overflow", linpipe::SliceTrace(nullptr, trace.layout(), 0));  // untraced
-  for (int i = 0; i < 50; ++i) {
-    auto made = producer.acquire_producer();
-    made.mbar().arrive();
-    made.release();
-    auto taken = consumer.acquire_consumer();
-    taken.release();
-  }
+  relay_in_turns(producer, consumer, 50);
   const Slice used = read_slice(trace, 1);
   EXPECT_EQ(used.header.count, 50u);  // one acquire per item (one thread: no wait ever blocks)
   EXPECT_EQ(used.header.capacity, 16u);
