@@ -1,8 +1,9 @@
 // attention_bf16: flash attention forward in bf16 with fp32 softmax statistics, a
-// warp-specialised Hopper kernel on linpipe: per query block of 128 rows, a producer thread
-// loads Q once and streams K and V tiles with TMA through two stage rings (three linpipe
-// pipelines), two consumer warpgroups each compute 64 query rows: S = Q K^T and O += P V with
-// wgmma, the softmax online in registers between them. Plain host API: no module import.
+// warp-specialised Hopper kernel on linpipe: per query block of 128 (or 192) rows, a producer
+// thread loads Q once and streams K and V tiles with TMA through two stage rings (three linpipe
+// pipelines), two (or three) consumer warpgroups each compute 64 query rows: S = Q K^T and
+// O += P V with wgmma, the softmax online in registers between them. Plain host API: no module
+// import.
 //
 // Layouts (dense, row-major, bf16 bit patterns; BHSD):
 //   Q, O:  batch x heads x seq x head_dim     element (b, h, s, d) at ((b * heads + h) * seq + s) * head_dim + d
@@ -20,8 +21,8 @@
 
 namespace linpipe::kernels {
 
-// Query rows one CTA computes (64 per consumer warpgroup) and keys per K/V tile.
-inline constexpr int attention_block_q = 128;
+// Keys per K/V tile. A CTA computes 64 query rows per consumer warpgroup
+// (AttentionConfig::query_warpgroups) at once.
 inline constexpr int attention_block_kv = 128;
 
 struct AttentionShape {
@@ -35,8 +36,8 @@ struct AttentionShape {
 
 // How many query heads of one K/V head a CTA computes together (AttentionConfig::packed_heads
 // = 0): the largest power of two dividing heads / kv_heads, at most 16. A CTA's 128 query rows
-// are then 128 / packed rows of each of `packed` query heads, so every K/V tile it loads
-// serves all of them; without grouping (kv_heads = heads) it is 1.
+// (two query warpgroups) are then 128 / packed rows of each of `packed` query heads, so every
+// K/V tile it loads serves all of them; without grouping (kv_heads = heads) it is 1.
 int attention_packed_heads(const AttentionShape& shape);
 
 // How a consumer warpgroup orders its work.
@@ -63,7 +64,12 @@ struct AttentionConfig {
   int persistent_ctas = 0;
   // Query heads sharing a K/V head that a CTA computes together: 0 for
   // attention_packed_heads(shape); else a power of two dividing heads / kv_heads, at most 16.
+  // With three query warpgroups, 0 or 1: a CTA computes one query head.
   int packed_heads = 0;
+  // Consumer warpgroups a CTA runs, each computing 64 query rows: 2 (query blocks of 128 rows),
+  // or 3 at head dim 64 (192 rows, FlashAttention 3's head-dim-64 tile: a third more warps to
+  // hide the softmax's latency under the tensor cores, and a K/V tile read for 192 queries).
+  int query_warpgroups = 2;
 };
 
 // The configuration attention_bf16 uses when none is given, from the H200 measurements of
@@ -91,14 +97,20 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
 // The same for foreign callers (attention_bench.py loads it with ctypes from
 // liblinpipe_attention.so): returns the cudaError_t as an int; a rejected shape prints why
 // to stderr. The first with as many K/V heads as query heads; the second with kv_heads,
-// dynamic and packed_heads (0: the rule above).
+// dynamic and packed_heads (0: the rule above); the third with query_warpgroups too.
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                       int batch, int heads, int seq, int head_dim, int causal,
                                       float scale, int overlap_softmax, int pingpong, int persistent,
                                       void* stream);
-// attention_config_for(shape) as bits: 1 overlap_softmax, 2 pingpong, 4 persistent, 8 dynamic.
+// attention_config_for(shape) as bits: 1 overlap_softmax, 2 pingpong, 4 persistent, 8 dynamic,
+// 16 three query warpgroups.
 extern "C" int linpipe_attention_config_bits(int heads, int kv_heads, int seq, int head_dim, int causal);
 extern "C" int linpipe_attention_gqa_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                                           int batch, int heads, int kv_heads, int seq, int head_dim,
                                           int causal, float scale, int overlap_softmax, int pingpong,
                                           int persistent, int dynamic, int packed_heads, void* stream);
+extern "C" int linpipe_attention_config_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                             int batch, int heads, int kv_heads, int seq, int head_dim,
+                                             int causal, float scale, int overlap_softmax, int pingpong,
+                                             int persistent, int dynamic, int packed_heads,
+                                             int query_warpgroups, void* stream);

@@ -6,12 +6,13 @@
 namespace linpipe::kernels {
 namespace {
 
-// The two consumer warpgroups taking turns to issue their wgmma batches (FlashAttention 3's
-// ping-pong): 0, then 1, then 0 again, so the tensor cores run one warpgroup's products while
-// the other computes its softmax rather than interleaving both. Both take the same number of
-// turns and warpgroup 1 passes none after its own last, so every barrier phase completes
-// before the CTA exits. Disabled, it is nothing: each warpgroup issues when ready.
-template <bool Enabled>
+// The consumer warpgroups taking turns to issue their wgmma batches (FlashAttention 3's
+// ping-pong): 0, then 1 (then 2), then 0 again, so the tensor cores run one warpgroup's
+// products while the others compute their softmax rather than interleaving all. All take the
+// same number of turns and the last warpgroup passes none after its own last, so every
+// barrier phase completes before the CTA exits. Disabled, it is nothing: each warpgroup
+// issues when ready.
+template <class B, bool Enabled>
 class IssueTurns {
  public:
   __device__ IssueTurns(int warpgroup, int turns)
@@ -29,21 +30,21 @@ class IssueTurns {
   }
 
  private:
-  PingPongTurns turns_;
+  typename B::Turns turns_;
   int left_;
 };
 
 // S = Q K^T for the next K tile on its own: one wgmma group issued in this warpgroup's turn
 // and waited for, then the K stage released. Both schedules start with it.
-template <int HeadDim, bool PingPong>
-__device__ __forceinline__ void score_step(KvPipeline& k_pipe, SharedMemory<HeadDim>& shared,
-                                           std::uint64_t q_desc, IssueTurns<PingPong>& turns,
+template <class B, bool PingPong>
+__device__ __forceinline__ void score_step(KvPipeline& k_pipe, SharedMemory<B>& shared,
+                                           std::uint64_t q_desc, IssueTurns<B, PingPong>& turns,
                                            float (&s)[64]) {
   auto k = k_pipe.acquire_consumer();
   const std::uint64_t k_desc = k_descriptor(shared.k[k]);
   turns.wait();
   ptx::wgmma_fence();
-  score_tile<HeadDim>(s, q_desc, k_desc);
+  score_tile<B>(s, q_desc, k_desc);
   ptx::wgmma_commit_group();
   turns.pass();
   ptx::wgmma_wait_group<0>();
@@ -54,17 +55,17 @@ __device__ __forceinline__ void score_step(KvPipeline& k_pipe, SharedMemory<Head
 // O += P V for the next V tile on its own: P and the rescaled O are written before the fence,
 // one wgmma group issued in this warpgroup's turn and waited for, then the V stage released.
 // Both schedules end with it.
-template <int HeadDim, bool PingPong>
-__device__ __forceinline__ void pv_step(KvPipeline& v_pipe, SharedMemory<HeadDim>& shared,
-                                        float (&o)[HeadDim / 2], std::uint32_t (&p)[32],
-                                        IssueTurns<PingPong>& turns) {
+template <class B, bool PingPong>
+__device__ __forceinline__ void pv_step(KvPipeline& v_pipe, SharedMemory<B>& shared,
+                                        float (&o)[B::head_dim / 2], std::uint32_t (&p)[32],
+                                        IssueTurns<B, PingPong>& turns) {
   auto v = v_pipe.acquire_consumer();
   const std::uint64_t v_desc = v_descriptor(shared.v[v]);
   ptx::wgmma_fence_operands(o);
   ptx::wgmma_fence_operands(p);
   turns.wait();
   ptx::wgmma_fence();
-  accumulate_pv<HeadDim>(o, p, v_desc);
+  accumulate_pv<B::head_dim>(o, p, v_desc);
   ptx::wgmma_commit_group();
   turns.pass();
   ptx::wgmma_wait_group<0>();
@@ -74,31 +75,31 @@ __device__ __forceinline__ void pv_step(KvPipeline& v_pipe, SharedMemory<HeadDim
 
 // One consumer warpgroup (all 128 threads), one step at a time: S = Q K^T, the softmax, then
 // O += P V, each waiting for the last (the reference schedule). Two turns a tile.
-template <int HeadDim, bool PingPong>
+template <class B, bool PingPong>
 __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
-                                 SharedMemory<HeadDim>& shared, const CUtensorMap* map_o, float* lse,
+                                 SharedMemory<B>& shared, const CUtensorMap* map_o, float* lse,
                                  const ConsumerTask& task) {
   const AccumulatorPlace f(threadIdx.x % 128);
-  float o[HeadDim / 2];
+  float o[B::head_dim / 2];
 #pragma unroll
   for (float& x : o) x = 0.0f;
   RowStats stats;
-  IssueTurns<PingPong> turns(task.warpgroup, 2 * task.tiles);
+  IssueTurns<B, PingPong> turns(task.warpgroup, 2 * task.tiles);
 
   auto q = q_pipe.acquire_consumer();  // held until every tile is done
   const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
   for (int j = 0; j < task.tiles; ++j) {
     float s[64];
-    score_step<HeadDim>(k_pipe, shared, q_desc, turns, s);
+    score_step<B>(k_pipe, shared, q_desc, turns, s);
     std::uint32_t p[32];
     float rescale[2];
     softmax_tile(s, rescale, stats, f, task, j * block_kv);
     pack_p(s, p);
     rescale_rows(o, rescale);
-    pv_step<HeadDim>(v_pipe, shared, o, p, turns);
+    pv_step<B>(v_pipe, shared, o, p, turns);
   }
   q.release();
-  store_rows<HeadDim>(o, stats, f, task, shared.staging[task.warpgroup], map_o, lse);
+  store_rows<B>(o, stats, f, task, shared.staging[task.warpgroup], map_o, lse);
 }
 
 // One consumer warpgroup, the softmax overlapped with the tensor cores: with P(j) ready, it
@@ -106,23 +107,23 @@ __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& 
 // only, and computes P(j+1) in fp32 while the second runs; once that group has retired (it
 // reads P(j)'s registers and writes O), P(j+1) is packed to bf16 and O rescaled. A turn per
 // tile and one more (the last P V).
-template <int HeadDim, bool PingPong>
+template <class B, bool PingPong>
 __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
-                                   SharedMemory<HeadDim>& shared, const CUtensorMap* map_o, float* lse,
+                                   SharedMemory<B>& shared, const CUtensorMap* map_o, float* lse,
                                    const ConsumerTask& task) {
   const AccumulatorPlace f(threadIdx.x % 128);
-  float o[HeadDim / 2];
+  float o[B::head_dim / 2];
 #pragma unroll
   for (float& x : o) x = 0.0f;
   RowStats stats;
   std::uint32_t p[32];  // P of the tile whose V comes next
-  IssueTurns<PingPong> turns(task.warpgroup, task.tiles + 1);
+  IssueTurns<B, PingPong> turns(task.warpgroup, task.tiles + 1);
 
   auto q = q_pipe.acquire_consumer();  // held until every tile is done
   const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
   {
     float s[64];
-    score_step<HeadDim>(k_pipe, shared, q_desc, turns, s);
+    score_step<B>(k_pipe, shared, q_desc, turns, s);
     float rescale[2];  // O is still zero: nothing to rescale
     softmax_tile(s, rescale, stats, f, task, 0);
     pack_p(s, p);
@@ -137,9 +138,9 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
     ptx::wgmma_fence_operands(p);
     turns.wait();
     ptx::wgmma_fence();
-    score_tile<HeadDim>(s, q_desc, k_desc);
+    score_tile<B>(s, q_desc, k_desc);
     ptx::wgmma_commit_group();
-    accumulate_pv<HeadDim>(o, p, v_desc);
+    accumulate_pv<B::head_dim>(o, p, v_desc);
     ptx::wgmma_commit_group();
     turns.pass();
     ptx::wgmma_wait_group<1>();  // S(j+1) has retired; O += P(j) V(j) may still run
@@ -156,9 +157,9 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
     pack_p(s, p);
     rescale_rows(o, rescale);
   }
-  pv_step<HeadDim>(v_pipe, shared, o, p, turns);  // the last tile's P V
+  pv_step<B>(v_pipe, shared, o, p, turns);  // the last tile's P V
   q.release();
-  store_rows<HeadDim>(o, stats, f, task, shared.staging[task.warpgroup], map_o, lse);
+  store_rows<B>(o, stats, f, task, shared.staging[task.warpgroup], map_o, lse);
 }
 
 }  // namespace

@@ -11,8 +11,8 @@ namespace {
 // the warpgroup's rows of each of its heads, head by head); the map drops rows past the
 // sequence. Then the log-sum-exp (natural log) of each of the thread's rows inside the
 // sequence. Inlined: a call would pass O through local memory.
-template <int HeadDim>
-__device__ __forceinline__ void store_rows(const float (&o)[HeadDim / 2], const RowStats& stats,
+template <class B>
+__device__ __forceinline__ void store_rows(const float (&o)[B::head_dim / 2], const RowStats& stats,
                                            const AccumulatorPlace& f, const ConsumerTask& task,
                                            StoreBox& box, const CUtensorMap* map_o, float* lse) {
   constexpr float ln2 = 0.6931471805599453f;
@@ -22,10 +22,10 @@ __device__ __forceinline__ void store_rows(const float (&o)[HeadDim / 2], const 
     sum[h] = quad_sum(stats.sum[h]);
     inverse[h] = 1.0f / sum[h];
   }
-  const OutputStore staged(Roles::this_thread());
+  const typename B::OutputStore staged(B::Roles::this_thread());
   const BoxWriter writer(f);
 #pragma unroll
-  for (int c = 0; c < HeadDim / box_cols; ++c) {
+  for (int c = 0; c < B::head_dim / box_cols; ++c) {
     staged.begin();
     writer.write(box, o, c * (box_cols / 8), inverse);
     staged.store([&] { ptx::tma_store_3d(map_o, c * box_cols, task.query0, task.head, box.elems); });

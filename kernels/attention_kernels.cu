@@ -52,14 +52,15 @@ namespace {
 // Dynamic: the CTA's leader (the producer's issuing lane) claims query blocks from
 // work.claimed's counter and every consumer thread follows its claims; else every role walks
 // work.tiles.
-template <int HeadDim, bool Overlap, bool PingPong, bool Dynamic>
-__global__ void __launch_bounds__(threads, 1)
+template <class B, bool Overlap, bool PingPong, bool Dynamic>
+__global__ void __launch_bounds__(B::Roles::threads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_o,
                      float* lse, int seq, AttentionWork work, HeadPacking packing, bool causal,
                      float scale_log2) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
-  SharedMemory<HeadDim>& shared = Plan<HeadDim>::place(smem_raw);
+  using Roles = typename B::Roles;
+  SharedMemory<B>& shared = Plan<B>::place(smem_raw);
   const Roles me = Roles::this_thread();
   const bool issuer = me.is_producer() && me.warp() == 0 && me.leader();
   if (issuer) {
@@ -79,9 +80,8 @@ __global__ void __launch_bounds__(threads, 1)
   QPipeline q_pipe(shared.q.barriers, "attention q");
   KvPipeline k_pipe(shared.k.barriers, "attention k");
   KvPipeline v_pipe(shared.v.barriers, "attention v");
-  // The producer warpgroup gives its registers to the consumers' accumulators: 128 x (40 +
-  // 2 x 232) registers fit the SM.
-  me.run_with_register_budget<40, 232>(
+  // The producer warpgroup gives its registers to the consumers' accumulators.
+  me.template run_with_register_budget<B::producer_registers, B::consumer_registers>(
       [&] {
         if (!issuer) return;
         if constexpr (Dynamic) {
@@ -96,12 +96,12 @@ __global__ void __launch_bounds__(threads, 1)
         const int consumer = static_cast<int>(me.consumer());
         // One query block; inlined, as the role bodies are (see run_with_register_budget).
         const auto consume = [&](const WorkItem& item) __attribute__((always_inline)) {
-          const ConsumerTask task(QueryBlock(item, packing, seq, causal), packing, consumer, seq, causal,
-                                  scale_log2);
+          const ConsumerTask task(QueryBlock(item, packing, B::block_q, seq, causal), packing, B::block_q,
+                                  consumer, seq, causal, scale_log2);
           if constexpr (Overlap) {
-            consume_overlapped<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
+            consume_overlapped<B, PingPong>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
           } else {
-            consume_in_order<HeadDim, PingPong>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
+            consume_in_order<B, PingPong>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
           }
         };
         if constexpr (Dynamic) {
@@ -112,30 +112,43 @@ __global__ void __launch_bounds__(threads, 1)
       });
   // Every output store has completed before the CTA (and its staging) goes away; out here
   // where the roles have joined (see the GEMM on why).
-  OutputStore::finish();
+  B::OutputStore::finish();
 }
 
-template <int HeadDim, bool Dynamic>
-AttentionKernel kernel_for(bool overlap_softmax, bool pingpong) {
-  constexpr AttentionKernel by_schedule[2][2] = {
-      {attention_kernel<HeadDim, false, false, Dynamic>, attention_kernel<HeadDim, false, true, Dynamic>},
-      {attention_kernel<HeadDim, true, false, Dynamic>, attention_kernel<HeadDim, true, true, Dynamic>}};
-  return by_schedule[overlap_softmax][pingpong];
+// The kernel of a schedule, or null for one the blocking does not build: with three consumer
+// warpgroups, the overlapped schedule's second S and P plus the ping-pong turn's state exceed
+// their 160 registers (ptxas spills 16 bytes), so that pair is not offered.
+template <class B, bool Overlap, bool PingPong, bool Dynamic>
+constexpr AttentionKernel kernel_if_built() {
+  if constexpr (B::warpgroups == 3 && Overlap && PingPong) {
+    return nullptr;
+  } else {
+    return attention_kernel<B, Overlap, PingPong, Dynamic>;
+  }
+}
+
+template <class B>
+AttentionKernel kernel_for(bool overlap_softmax, bool pingpong, bool dynamic) {
+  constexpr AttentionKernel by_schedule[2][2][2] = {
+      {{kernel_if_built<B, false, false, false>(), kernel_if_built<B, false, true, false>()},
+       {kernel_if_built<B, true, false, false>(), kernel_if_built<B, true, true, false>()}},
+      {{kernel_if_built<B, false, false, true>(), kernel_if_built<B, false, true, true>()},
+       {kernel_if_built<B, true, false, true>(), kernel_if_built<B, true, true, true>()}}};
+  return by_schedule[dynamic][overlap_softmax][pingpong];
 }
 
 }  // namespace
 
-AttentionKernel attention_kernel_for(int head_dim, bool overlap_softmax, bool pingpong, bool dynamic) {
-  if (head_dim == 128) {
-    return dynamic ? kernel_for<128, true>(overlap_softmax, pingpong)
-                   : kernel_for<128, false>(overlap_softmax, pingpong);
-  }
-  return dynamic ? kernel_for<64, true>(overlap_softmax, pingpong)
-                 : kernel_for<64, false>(overlap_softmax, pingpong);
+AttentionKernel attention_kernel_for(int head_dim, int warpgroups, bool overlap_softmax, bool pingpong,
+                                     bool dynamic) {
+  if (head_dim == 128) return kernel_for<Blocking<128, 2>>(overlap_softmax, pingpong, dynamic);
+  if (warpgroups == 3) return kernel_for<Blocking<64, 3>>(overlap_softmax, pingpong, dynamic);
+  return kernel_for<Blocking<64, 2>>(overlap_softmax, pingpong, dynamic);
 }
 
-std::size_t attention_shared_bytes(int head_dim) {
-  return head_dim == 128 ? Plan<128>::launch_bytes() : Plan<64>::launch_bytes();
+std::size_t attention_shared_bytes(int head_dim, int warpgroups) {
+  if (head_dim == 128) return Plan<Blocking<128, 2>>::launch_bytes();
+  return warpgroups == 3 ? Plan<Blocking<64, 3>>::launch_bytes() : Plan<Blocking<64, 2>>::launch_bytes();
 }
 
 }  // namespace linpipe::kernels

@@ -13,19 +13,22 @@
 
 namespace linpipe::kernels {
 
-// How a CTA's 128 query rows map to query heads, and query heads to K/V heads: a CTA computes
-// `packed` query heads of one K/V head together, rows_per_head() = 128 / packed rows of each,
-// head by head (Q row m of the tile is query q0 + m % rows_per_head of the tile's head
-// m / rows_per_head); query head plane p (of batch x heads) reads K/V plane p / group.
+// How a CTA's block_q query rows (64 per consumer warpgroup: 128 or 192) map to query heads,
+// and query heads to K/V heads: a CTA computes `packed` query heads of one K/V head together,
+// rows_per_head(block_q) = block_q / packed rows of each, head by head (Q row m of the tile is
+// query q0 + m % rows_per_head of the tile's head m / rows_per_head); query head plane p (of
+// batch x heads) reads K/V plane p / group. block_q is a kernel's constant, not a field.
 struct HeadPacking {
   int group = 1;   // query heads per K/V head
-  int packed = 1;  // query heads per CTA tile: a power of two dividing group, at most 16
-  __host__ __device__ constexpr int rows_per_head() const { return attention_block_q / packed; }
+  int packed = 1;  // query heads per CTA tile: a power of two dividing group, at most 16 (1 at block_q 192)
+  __host__ __device__ constexpr int rows_per_head(int block_q) const { return block_q / packed; }
   // A consumer warpgroup's 64 rows: rows of one head (at most 64), and the heads they span.
-  __host__ __device__ constexpr int warpgroup_rows_per_head() const {
-    return rows_per_head() < 64 ? rows_per_head() : 64;
+  __host__ __device__ constexpr int warpgroup_rows_per_head(int block_q) const {
+    return rows_per_head(block_q) < 64 ? rows_per_head(block_q) : 64;
   }
-  __host__ __device__ constexpr int warpgroup_heads() const { return 64 / warpgroup_rows_per_head(); }
+  __host__ __device__ constexpr int warpgroup_heads(int block_q) const {
+    return 64 / warpgroup_rows_per_head(block_q);
+  }
 };
 inline constexpr int attention_max_packed_heads = 16;
 
@@ -44,13 +47,13 @@ inline constexpr int attention_max_packed_heads = 16;
 // parameter bank, not in registers across a CTA's tiles.
 using AttentionSchedule = WorkSchedule<LongestFirstOrder, SnakeWalk>;
 
-inline TileSpace attention_tiles(int batch_heads, int seq, HeadPacking packing) {
+inline TileSpace attention_tiles(int batch_heads, int seq, HeadPacking packing, int block_q) {
   return TileSpace{{static_cast<std::uint64_t>(seq), static_cast<std::uint64_t>(batch_heads / packing.packed), 1},
-                   {static_cast<std::uint64_t>(packing.rows_per_head()), 1, 1}};
+                   {static_cast<std::uint64_t>(packing.rows_per_head(block_q)), 1, 1}};
 }
-inline AttentionSchedule attention_schedule(int batch_heads, int seq, HeadPacking packing,
+inline AttentionSchedule attention_schedule(int batch_heads, int seq, HeadPacking packing, int block_q,
                                             bool across_heads) {
-  return AttentionSchedule(attention_tiles(batch_heads, seq, packing),
+  return AttentionSchedule(attention_tiles(batch_heads, seq, packing, block_q),
                            LongestFirstOrder{.rows_per_band = across_heads ? 0u : 1u});
 }
 
@@ -62,8 +65,9 @@ inline AttentionSchedule attention_schedule(int batch_heads, int seq, HeadPackin
 using AttentionClaimedSchedule = DynamicWorkSchedule<LongestFirstOrder, 1>;
 
 inline AttentionClaimedSchedule attention_claimed_schedule(int batch_heads, int seq, HeadPacking packing,
-                                                           std::uint32_t rows_per_band, WorkCounter* counter) {
-  return AttentionClaimedSchedule(attention_tiles(batch_heads, seq, packing), counter,
+                                                           int block_q, std::uint32_t rows_per_band,
+                                                           WorkCounter* counter) {
+  return AttentionClaimedSchedule(attention_tiles(batch_heads, seq, packing, block_q), counter,
                                   LongestFirstOrder{.rows_per_band = rows_per_band});
 }
 
@@ -79,14 +83,16 @@ struct AttentionWork {
 using AttentionKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, float*, int,
                                  AttentionWork, HeadPacking, bool, float);
 
-// The kernel for a head dim (64 or 128), a consumer schedule and a walk (AttentionConfig).
-AttentionKernel attention_kernel_for(int head_dim, bool overlap_softmax, bool pingpong, bool dynamic);
+// The kernel for a head dim (64 or 128), consumer warpgroups (2, or 3 at head dim 64), a
+// consumer schedule and a walk (AttentionConfig).
+AttentionKernel attention_kernel_for(int head_dim, int warpgroups, bool overlap_softmax, bool pingpong,
+                                     bool dynamic);
 // Its dynamic shared memory (its SharedPlan's launch_bytes()).
-std::size_t attention_shared_bytes(int head_dim);
+std::size_t attention_shared_bytes(int head_dim, int warpgroups);
 
-// Every attention kernel's block: a producer warpgroup and two consumer warpgroups.
-inline constexpr unsigned attention_threads = 384;
-// K and V are read in boxes of attention_block_kv rows, Q in boxes of a CTA's 128 rows
+// An attention kernel's block: a producer warpgroup and its consumer warpgroups.
+constexpr unsigned attention_threads(int warpgroups) { return 128u * (1u + static_cast<unsigned>(warpgroups)); }
+// K and V are read in boxes of attention_block_kv rows, Q in boxes of a CTA's block_q rows
 // (rows_per_head() rows of `packed` heads), O written in boxes of one consumer warpgroup's
 // 64 rows (warpgroup_rows_per_head() rows of warpgroup_heads() heads); every box is one
 // 128-byte swizzle span of bf16 wide.

@@ -89,11 +89,14 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
   const int kv_heads = kv_heads_of(shape);
   HeadPacking packing;
   packing.group = shape.heads / kv_heads;
-  packing.packed = config.packed_heads == 0 ? attention_packed_heads(shape) : config.packed_heads;
-  const auto rows = static_cast<std::uint32_t>(packing.rows_per_head());
+  packing.packed = config.query_warpgroups == 3 ? 1
+                   : config.packed_heads == 0  ? attention_packed_heads(shape)
+                                               : config.packed_heads;
+  const int block_q = 64 * config.query_warpgroups;
+  const auto rows = static_cast<std::uint32_t>(packing.rows_per_head(block_q));
   const auto packed = static_cast<std::uint32_t>(packing.packed);
-  const auto o_rows = static_cast<std::uint32_t>(packing.warpgroup_rows_per_head());
-  const auto o_heads = static_cast<std::uint32_t>(packing.warpgroup_heads());
+  const auto o_rows = static_cast<std::uint32_t>(packing.warpgroup_rows_per_head(block_q));
+  const auto o_heads = static_cast<std::uint32_t>(packing.warpgroup_heads(block_q));
   CUtensorMap map_q, map_k, map_v, map_o;
   cudaError_t status = encode_heads(&map_q, q, shape, shape.heads, rows, packed, why);
   if (status != cudaSuccess) return status;
@@ -108,14 +111,16 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
     return status;
   }
   const AttentionWork work{
-      attention_schedule(batch_heads, shape.seq, packing, config.persistent && shape.causal),
-      attention_claimed_schedule(batch_heads, shape.seq, packing,
+      attention_schedule(batch_heads, shape.seq, packing, block_q, config.persistent && shape.causal),
+      attention_claimed_schedule(batch_heads, shape.seq, packing, block_q,
                                  config.dynamic ? rows_per_band(shape, packing) : 0, counter)};
   // Persistent: by default a CTA per SM (the shared memory allows one), each taking several
   // query blocks.
   const LaunchResult launched = linpipe::launch(
-      attention_kernel_for(shape.head_dim, config.overlap_softmax, config.pingpong, config.dynamic),
-      {.threads = attention_threads, .shared_bytes = attention_shared_bytes(shape.head_dim),
+      attention_kernel_for(shape.head_dim, config.query_warpgroups, config.overlap_softmax, config.pingpong,
+                           config.dynamic),
+      {.threads = attention_threads(config.query_warpgroups),
+       .shared_bytes = attention_shared_bytes(shape.head_dim, config.query_warpgroups),
        .items = work.tiles.count(),
        .grid = config.persistent ? GridKind::persistent : GridKind::one_per_item,
        .max_ctas = static_cast<unsigned>(config.persistent_ctas), .stream = stream},
@@ -145,6 +150,17 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
       (!power_of_two(config.packed_heads) || config.packed_heads > attention_max_packed_heads ||
        group % config.packed_heads != 0))
     return reject("packed_heads must be 0 or a power of two up to 16 dividing heads / kv_heads");
+  if (config.query_warpgroups != 2 && config.query_warpgroups != 3)
+    return reject("query_warpgroups must be 2 or 3");
+  if (config.query_warpgroups == 3 && shape.head_dim != 64)
+    return reject("query_warpgroups 3 needs head_dim 64 (at 128, three warpgroups' accumulators do not fit "
+                  "the registers): use 2");
+  if (config.query_warpgroups == 3 && config.overlap_softmax && config.pingpong)
+    return reject("query_warpgroups 3 has no overlapped ping-pong schedule (its registers would spill): turn "
+                  "off overlap_softmax or pingpong, or use 2 query warpgroups");
+  if (config.query_warpgroups == 3 && config.packed_heads > 1)
+    return reject("query_warpgroups 3 computes one query head per CTA: set packed_heads to 0 or 1, or use 2 "
+                  "query warpgroups to pack heads");
   if (static_cast<long long>(shape.batch) * shape.heads * shape.seq >= (1ll << 31))
     return reject("batch x heads x seq must be below 2^31 rows");
   if (!(scale > 0.0f)) return reject("scale must be positive (usually 1 / sqrt(head_dim))");
@@ -184,10 +200,11 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
 
 }  // namespace linpipe::kernels
 
-extern "C" int linpipe_attention_gqa_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
-                                          int batch, int heads, int kv_heads, int seq, int head_dim,
-                                          int causal, float scale, int overlap_softmax, int pingpong,
-                                          int persistent, int dynamic, int packed_heads, void* stream) {
+extern "C" int linpipe_attention_config_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                             int batch, int heads, int kv_heads, int seq, int head_dim,
+                                             int causal, float scale, int overlap_softmax, int pingpong,
+                                             int persistent, int dynamic, int packed_heads,
+                                             int query_warpgroups, void* stream) {
   linpipe::kernels::AttentionShape shape;
   shape.batch = batch;
   shape.heads = heads;
@@ -202,10 +219,19 @@ extern "C" int linpipe_attention_gqa_bf16(const void* q, const void* k, const vo
   config.persistent = persistent != 0;
   config.dynamic = dynamic != 0;
   config.packed_heads = packed_heads;
+  config.query_warpgroups = query_warpgroups;
   const cudaError_t status = linpipe::kernels::attention_bf16(q, k, v, o, lse, shape, scale, config,
                                                               static_cast<cudaStream_t>(stream), &why);
   if (status == cudaErrorInvalidValue && why != nullptr) std::fprintf(stderr, "linpipe_attention_bf16: %s\n", why);
   return static_cast<int>(status);
+}
+
+extern "C" int linpipe_attention_gqa_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                          int batch, int heads, int kv_heads, int seq, int head_dim,
+                                          int causal, float scale, int overlap_softmax, int pingpong,
+                                          int persistent, int dynamic, int packed_heads, void* stream) {
+  return linpipe_attention_config_bf16(q, k, v, o, lse, batch, heads, kv_heads, seq, head_dim, causal, scale,
+                                       overlap_softmax, pingpong, persistent, dynamic, packed_heads, 2, stream);
 }
 
 extern "C" int linpipe_attention_config_bits(int heads, int kv_heads, int seq, int head_dim, int causal) {
@@ -217,7 +243,7 @@ extern "C" int linpipe_attention_config_bits(int heads, int kv_heads, int seq, i
   shape.causal = causal != 0;
   const linpipe::kernels::AttentionConfig config = linpipe::kernels::attention_config_for(shape);
   return (config.overlap_softmax ? 1 : 0) | (config.pingpong ? 2 : 0) | (config.persistent ? 4 : 0) |
-         (config.dynamic ? 8 : 0);
+         (config.dynamic ? 8 : 0) | (config.query_warpgroups == 3 ? 16 : 0);
 }
 
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,

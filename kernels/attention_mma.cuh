@@ -11,22 +11,22 @@ namespace {
 __device__ __forceinline__ void pin(std::uint64_t& value) { asm volatile("" : "+l"(value)); }
 
 // Q (this warpgroup's 64 rows, K-major) and a K tile (K-major) at their first box.
-template <int HeadDim>
-__device__ __forceinline__ std::uint64_t q_descriptor(const Tile<HeadDim>& q, int warpgroup) {
+template <class QTile>
+__device__ __forceinline__ std::uint64_t q_descriptor(const QTile& q, int warpgroup) {
   std::uint64_t d = ptx::wgmma_desc_k_major_sw128(ptx::shared_address(q.box[0] + warpgroup * 64 * box_cols));
   pin(d);
   return d;
 }
-template <int HeadDim>
-__device__ __forceinline__ std::uint64_t k_descriptor(const Tile<HeadDim>& k) {
+template <class KvTile>
+__device__ __forceinline__ std::uint64_t k_descriptor(const KvTile& k) {
   std::uint64_t d = ptx::wgmma_desc_k_major_sw128(ptx::shared_address(k.box[0]));
   pin(d);
   return d;
 }
 // A V tile, N-major: keys are K, head-dim columns N, one box per 64 columns.
-template <int HeadDim>
-__device__ __forceinline__ std::uint64_t v_descriptor(const Tile<HeadDim>& v) {
-  std::uint64_t d = ptx::wgmma_desc_mn_major_sw128(ptx::shared_address(v.box[0]), Tile<HeadDim>::box_bytes);
+template <class KvTile>
+__device__ __forceinline__ std::uint64_t v_descriptor(const KvTile& v) {
+  std::uint64_t d = ptx::wgmma_desc_mn_major_sw128(ptx::shared_address(v.box[0]), KvTile::box_bytes);
   pin(d);
   return d;
 }
@@ -49,18 +49,20 @@ __device__ __forceinline__ void accumulate_pv(float (&o)[HeadDim / 2], const std
 }
 
 // S (64 x 128) = Q (this warpgroup's 64 rows x HeadDim) K^T, one wgmma group's worth.
-template <int HeadDim>
+template <class B>
 __device__ __forceinline__ void score_tile(float (&s)[64], std::uint64_t q, std::uint64_t k) {
 #pragma unroll
-  for (int kk = 0; kk < HeadDim / 16; ++kk) {
-    // Box kk / 4 (16 KiB, 1024 in descriptor units on), then +2 per k16 step inside it: 32
-    // bytes along the swizzled 128-byte row, in 16-byte units.
-    const std::uint64_t step = static_cast<std::uint64_t>((kk / (box_cols / 16)) * (Tile<HeadDim>::box_bytes >> 4) +
-                                                          2 * (kk % (box_cols / 16)));
+  for (int kk = 0; kk < B::head_dim / 16; ++kk) {
+    // Box kk / 4 (one box of the tile on: its bytes in 16-byte descriptor units), then +2
+    // per k16 step inside it: 32 bytes along the swizzled 128-byte row, in 16-byte units.
+    const auto step = [kk](std::uint32_t box_bytes) {
+      return static_cast<std::uint64_t>((kk / (box_cols / 16)) * (box_bytes >> 4) + 2 * (kk % (box_cols / 16)));
+    };
+    const std::uint64_t q_at = q + step(B::QTile::box_bytes), k_at = k + step(B::KvTile::box_bytes);
     if (kk == 0) {
-      ptx::wgmma_m64n128k16_bf16_first(s, q + step, k + step);
+      ptx::wgmma_m64n128k16_bf16_first(s, q_at, k_at);
     } else {
-      ptx::wgmma_m64n128k16_bf16(s, q + step, k + step, 1);
+      ptx::wgmma_m64n128k16_bf16(s, q_at, k_at, 1);
     }
   }
 }

@@ -5,16 +5,16 @@
 namespace linpipe::kernels {
 namespace {
 
-// Loads one 128-row tile box by box onto the stage's full barrier, which expects the whole
-// tile: rows `row` .. row + 127 of plane `head` for K and V, or rows_per_head() rows from
-// `row` of each of the packed heads from plane `head` for Q (the map's box says which). Rows
-// past the sequence come as zeros.
-template <int HeadDim, class Stage>
-__device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, int head, const Stage& stage) {
+// Loads one tile box by box onto the stage's full barrier, which expects the whole tile: rows
+// `row` .. row + 127 of plane `head` for K and V, or rows_per_head(block_q) rows from `row` of each
+// of the packed heads from plane `head` for Q (the map's box says which). Rows past the
+// sequence come as zeros.
+template <class TileT, class Stage>
+__device__ void load_tile(TileT& tile, const CUtensorMap* map, int row, int head, const Stage& stage) {
   const auto full = stage.mbar();
-  full.arrive_expect_tx(sizeof(Tile<HeadDim>));
+  full.arrive_expect_tx(sizeof(TileT));
 #pragma unroll
-  for (int b = 0; b < Tile<HeadDim>::boxes; ++b)
+  for (int b = 0; b < TileT::boxes; ++b)
     ptx::tma_load_3d(tile.box[b], map, b * box_cols, row, head, full.address());
 }
 
@@ -22,13 +22,13 @@ __device__ void load_tile(Tile<HeadDim>& tile, const CUtensorMap* map, int row, 
 // then K and V tile by tile (one K/V head's, for all the block's query heads). Every stage is
 // released as soon as its loads are issued (the full barrier's expect-tx is the signal), so
 // the next block's loads start as soon as stages free up; drain() before exit.
-template <int HeadDim, class Items>
+template <class B, class Items>
 __device__ void produce(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
-                        SharedMemory<HeadDim>& shared, const CUtensorMap* map_q,
+                        SharedMemory<B>& shared, const CUtensorMap* map_q,
                         const CUtensorMap* map_k, const CUtensorMap* map_v, Items&& items,
                         const HeadPacking& packing, int seq, bool causal) {
   for (const WorkItem item : items) {
-    const QueryBlock block(item, packing, seq, causal);
+    const QueryBlock block(item, packing, B::block_q, seq, causal);
     auto q = q_pipe.acquire_producer();
     load_tile(shared.q[q], map_q, block.query0, block.q_plane, q);
     q.release();

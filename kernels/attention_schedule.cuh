@@ -14,18 +14,18 @@ __device__ __host__ inline int kv_tiles(int seq, int query0, int rows, bool caus
   return causal && to_diagonal < all ? to_diagonal : all;
 }
 
-// A CTA's query block: its first query head's plane (of batch x heads), the K/V plane all its
-// heads read, its first query, and the K/V tiles it reads.
+// A CTA's query block (block_q rows, the kernel's): its first query head's plane (of batch x
+// heads), the K/V plane all its heads read, its first query, and the K/V tiles it reads.
 struct QueryBlock {
   int q_plane;
   int kv_plane;
   int query0;
   int tiles;
-  __device__ QueryBlock(const WorkItem& item, const HeadPacking& packing, int seq, bool causal)
+  __device__ QueryBlock(const WorkItem& item, const HeadPacking& packing, int block_q, int seq, bool causal)
       : q_plane(static_cast<int>(item.tile_y) * packing.packed),
         kv_plane(q_plane / packing.group),
-        query0(static_cast<int>(item.tile_x) * packing.rows_per_head()),
-        tiles(kv_tiles(seq, query0, packing.rows_per_head(), causal)) {}
+        query0(static_cast<int>(item.tile_x) * packing.rows_per_head(block_q)),
+        tiles(kv_tiles(seq, query0, packing.rows_per_head(block_q), causal)) {}
 };
 
 // What a consumer warpgroup works on: its 64 rows of the CTA's query block (rows_per_head
@@ -41,13 +41,13 @@ struct ConsumerTask {
   float scale_log2;
   int warpgroup;
 
-  // Consumer warpgroup `warpgroup`'s share of `block`: the block's packed rows from
-  // 64 x warpgroup on.
-  __device__ ConsumerTask(const QueryBlock& block, const HeadPacking& packing, int warpgroup, int seq,
-                          bool causal, float scale_log2)
-      : head(block.q_plane + 64 * warpgroup / packing.rows_per_head()),
-        query0(block.query0 + 64 * warpgroup % packing.rows_per_head()),
-        rows_per_head(packing.warpgroup_rows_per_head()),
+  // Consumer warpgroup `warpgroup`'s share of `block` (block_q rows): the block's packed rows
+  // from 64 x warpgroup on.
+  __device__ ConsumerTask(const QueryBlock& block, const HeadPacking& packing, int block_q, int warpgroup,
+                          int seq, bool causal, float scale_log2)
+      : head(block.q_plane + 64 * warpgroup / packing.rows_per_head(block_q)),
+        query0(block.query0 + 64 * warpgroup % packing.rows_per_head(block_q)),
+        rows_per_head(packing.warpgroup_rows_per_head(block_q)),
         tiles(block.tiles),
         seq(seq),
         causal(causal),

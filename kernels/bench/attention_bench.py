@@ -12,8 +12,9 @@ timed, and the fastest is the anchor; linpipe runs in ten configurations (the co
 schedule in order or with the softmax overlapped with the tensor cores; with or without
 ping-pong, the two consumer warpgroups taking turns on the tensor cores; a CTA per query block
 or a persistent grid of a CTA per SM; and the persistent grid with its CTAs claiming blocks
-from a counter, dynamic, without ping-pong), and its fastest is compared, as is the
-configuration attention_config_for picks (the default). CUDA events around 20 launches after
+from a counter, dynamic, without ping-pong), at head dim 64 eight more with three consumer
+warpgroups (192-row query blocks; all but the overlapped ping-pong), and its fastest is
+compared, as is the configuration attention_config_for picks (the default). CUDA events around 20 launches after
 5 warm-ups, median of 5 rounds. FLOPs: 4 x batch x heads x seq^2 x head_dim, half
 that when causal. Before timing, linpipe's output is checked against torch's (max |difference|).
 The table comes last. --before LIB2: an A/B of two builds (LIB2 the one before a change), each
@@ -35,13 +36,20 @@ import sys
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-# linpipe's configurations: (overlap_softmax, pingpong, persistent, dynamic), and their names in
-# the table: every schedule on both grids, and the persistent grid claiming blocks from a
-# counter (dynamic) with either schedule, no ping-pong.
-SCHEDULES = ([(overlap, pingpong, persistent, 0) for persistent in (0, 1) for pingpong in (0, 1) for overlap in (0, 1)]
-             + [(overlap, 0, 1, 1) for overlap in (0, 1)])
+# linpipe's configurations: (overlap_softmax, pingpong, persistent, dynamic, three query
+# warpgroups), and their names in the table: every schedule on both grids, and the persistent
+# grid claiming blocks from a counter (dynamic) with either schedule, no ping-pong; then the
+# same with three consumer warpgroups (head dim 64 only), less the overlapped ping-pong.
+TWO_WARPGROUPS = ([(overlap, pingpong, persistent, 0, 0) for persistent in (0, 1) for pingpong in (0, 1)
+                   for overlap in (0, 1)] + [(overlap, 0, 1, 1, 0) for overlap in (0, 1)])
+SCHEDULES = TWO_WARPGROUPS + [(o, pp, pe, dyn, 1) for o, pp, pe, dyn, _ in TWO_WARPGROUPS if not (o and pp)]
 SCHEDULE_NAMES = [("overlapped" if o else "in order") + (" + ping-pong" if pp else "") + (", persistent" if pe else "")
-                  + (", dynamic" if dyn else "") for o, pp, pe, dyn in SCHEDULES]
+                  + (", dynamic" if dyn else "") + (", 3 wg" if wide else "") for o, pp, pe, dyn, wide in SCHEDULES]
+
+
+def runs_at(schedule, head_dim):
+    """Whether linpipe offers the configuration at this head dim (three warpgroups: 64 only)."""
+    return not schedule[4] or head_dim == 64
 BACKENDS = [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION),
             ("efficient", SDPBackend.EFFICIENT_ATTENTION)]
 
@@ -61,14 +69,15 @@ def load_rule(lib_path):
     fn.argtypes = [ctypes.c_int] * 5
     fn.restype = ctypes.c_int
     return lambda heads, kv_heads, seq, head_dim, causal: (
-        lambda bits: (bits & 1, (bits >> 1) & 1, (bits >> 2) & 1, (bits >> 3) & 1))(
+        lambda bits: (bits & 1, (bits >> 1) & 1, (bits >> 2) & 1, (bits >> 3) & 1, (bits >> 4) & 1))(
             fn(heads, kv_heads, seq, head_dim, causal))
 
 
 def load_grouped(lib_path):
-    """linpipe_attention_gqa_bf16: kv_heads after heads, then dynamic and packed_heads (0: the rule)."""
-    fn = ctypes.CDLL(lib_path).linpipe_attention_gqa_bf16
-    fn.argtypes = ([ctypes.c_void_p] * 5 + [ctypes.c_int] * 6 + [ctypes.c_float] + [ctypes.c_int] * 5
+    """linpipe_attention_config_bf16: kv_heads after heads, then dynamic, packed_heads (0: the rule)
+    and query_warpgroups."""
+    fn = ctypes.CDLL(lib_path).linpipe_attention_config_bf16
+    fn.argtypes = ([ctypes.c_void_p] * 5 + [ctypes.c_int] * 6 + [ctypes.c_float] + [ctypes.c_int] * 6
                    + [ctypes.c_void_p])
     fn.restype = ctypes.c_int
     return fn
@@ -137,11 +146,12 @@ def main(argv):
             sdpa_args["enable_gqa"] = True
 
         def ours(schedule, build=attention, packed_heads=0):
-            overlap, pingpong, persistent, dynamic = schedule
+            overlap, pingpong, persistent, dynamic, wide = schedule
             if build is attention:
                 status = grouped(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
                                  lse.data_ptr(), batch, heads, kv_heads, seq, head_dim, int(causal),
-                                 scale, overlap, pingpong, persistent, dynamic, packed_heads, stream)
+                                 scale, overlap, pingpong, persistent, dynamic, packed_heads, 3 if wide else 2,
+                                 stream)
             else:  # a build from before grouped heads and dynamic grids
                 status = build(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
                                lse.data_ptr(), batch, heads, seq, head_dim, int(causal), scale,
@@ -149,8 +159,9 @@ def main(argv):
             if status != 0:
                 raise RuntimeError(f"linpipe_attention_bf16 returned cudaError {status}")
 
+        offered = [schedule for schedule in SCHEDULES if runs_at(schedule, head_dim)]
         if args.once:
-            for schedule in SCHEDULES:
+            for schedule in offered:
                 ours(schedule)
             for _, backend in BACKENDS:
                 try:
@@ -162,11 +173,12 @@ def main(argv):
             continue
         reference = torch.nn.functional.scaled_dot_product_attention(q, k, v, **sdpa_args)
         errors = []
-        for schedule in SCHEDULES:
+        for schedule in offered:
             out.zero_()
             ours(schedule)
             errors.append((out.float() - reference.float()).abs().max().item())
-        before_schedules = [schedule for schedule in SCHEDULES if not schedule[3]]  # it has no dynamic grid
+        # A build from before has no dynamic grid and no three warpgroups.
+        before_schedules = [schedule for schedule in SCHEDULES if not schedule[3] and not schedule[4]]
         if before is not None:
             for schedule in before_schedules:
                 out.zero_()
@@ -185,7 +197,7 @@ def main(argv):
         rounds = 3 if args.quick else 5
         ours_ms, before_ms = [], []
         for schedule in SCHEDULES:  # after and before in turn, so drift hits both alike
-            ours_ms.append(median_ms(lambda: ours(schedule), rounds=rounds))
+            ours_ms.append(median_ms(lambda: ours(schedule), rounds=rounds) if schedule in offered else math.inf)
             if before is not None and schedule in before_schedules:
                 before_ms.append(median_ms(lambda: ours(schedule, before), rounds=rounds))
         if before is not None:
@@ -214,9 +226,19 @@ def main(argv):
     for (head_dim, seq, causal, batch, heads, ours_ms, best, best_ms, flops, error, others, rule_ms) in rows:
         fastest = min(ours_ms)
         print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | {batch}x{heads} | "
-              + " | ".join(f"{flops / ms / 1e9:.0f}" for ms in ours_ms)
+              + " | ".join(f"{flops / ms / 1e9:.0f}" if ms != math.inf else "-" for ms in ours_ms)
               + f" | {SCHEDULE_NAMES[ours_ms.index(fastest)]} | {fastest:.3f} | {best} | {best_ms:.3f} | {flops / best_ms / 1e9:.0f} "
               f"| {best_ms / fastest:.3f} | {best_ms / rule_ms:.3f} | {error:.2e} | {others} |")
+    wide_rows = [row for row in rows if row[0] == 64]
+    if wide_rows:
+        print()
+        print("Three consumer warpgroups (192-row query blocks) against two (128 rows), each the fastest of its configurations")
+        print("| head dim | seq | mask | 2 wg best ms | 3 wg best ms | 2 wg / 3 wg (above 1: three faster) |")
+        print("|---:|---:|---|---:|---:|---:|")
+        for head_dim, seq, causal, _, _, ours_ms, *_ in wide_rows:
+            two = min(ms for ms, schedule in zip(ours_ms, SCHEDULES) if not schedule[4])
+            three = min(ms for ms, schedule in zip(ours_ms, SCHEDULES) if schedule[4])
+            print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | {two:.3f} | {three:.3f} | {two / three:.3f} |")
     if packing_rows:
         print()
         print("Grouped heads: the fastest configuration with the heads of a group packed into a CTA (the rule) "
@@ -229,7 +251,7 @@ def main(argv):
     if ab_rows:
         print()
         print("A/B: speed after / before (above 1: faster after)")
-        compared = [i for i, schedule in enumerate(SCHEDULES) if not schedule[3]]
+        compared = [i for i, schedule in enumerate(SCHEDULES) if not schedule[3] and not schedule[4]]
         print("| head dim | seq | mask | " + " | ".join(SCHEDULE_NAMES[i] for i in compared)
               + " | best before ms | best after ms | best after / before |")
         print("|---:|---:|---|" + "---:|" * len(compared) + "---:|---:|---:|")

@@ -102,8 +102,14 @@ class Attention : public ::testing::TestWithParam<Case> {};
 // its pipelines' stages carrying over from one block to the next), bit 3 makes that grid the
 // default one CTA per SM, bit 4 makes the persistent CTAs claim their blocks from a counter
 // (dynamic; the counter must be back at zero after every launch for the next to see every
-// block). Each test runs all of them.
-constexpr int configuration_bits[] = {0, 1, 2, 3, 4, 5, 6, 7, 4 | 8, 4 | 16, 5 | 16, 6 | 16, 7 | 16, 4 | 8 | 16};
+// block), bit 5 runs three consumer warpgroups (192-row query blocks; every schedule but the
+// overlapped ping-pong, which that blocking does not offer). Each test runs all of them;
+// a three-warpgroup configuration where the case cannot have one (head dim 128, heads
+// packed) must be refused (refused_by_design).
+constexpr int three = 32;
+constexpr int configuration_bits[] = {0, 1, 2, 3, 4, 5, 6, 7, 4 | 8, 4 | 16, 5 | 16, 6 | 16, 7 | 16, 4 | 8 | 16,
+                                      three, three | 1, three | 2, three | 4, three | 5, three | 6,
+                                      three | 4 | 8, three | 4 | 16, three | 5 | 16, three | 6 | 16};
 linpipe::kernels::AttentionConfig configuration(int bits, int ctas = 2) {
   linpipe::kernels::AttentionConfig config;
   config.overlap_softmax = (bits & 1) != 0;
@@ -111,7 +117,20 @@ linpipe::kernels::AttentionConfig configuration(int bits, int ctas = 2) {
   config.persistent = (bits & 4) != 0;
   config.persistent_ctas = (bits & 8) != 0 ? 0 : ctas;
   config.dynamic = (bits & 16) != 0;
+  config.query_warpgroups = (bits & three) != 0 ? 3 : 2;
   return config;
+}
+// Three query warpgroups run head dim 64 only, one query head a CTA: elsewhere the launch must
+// refuse, naming query_warpgroups, and compute nothing. Returns whether it did (the caller
+// then skips the checks of the output).
+bool refused_by_design(const linpipe::kernels::AttentionConfig& config, const AttentionShape& shape) {
+  if (config.query_warpgroups != 3 || (shape.head_dim == 64 && config.packed_heads <= 1)) return false;
+  alignas(16) static std::uint16_t host[64];  // never dereferenced: refused before any launch
+  const char* why = nullptr;
+  EXPECT_EQ(linpipe::kernels::attention_bf16(host, host, host, host, nullptr, shape, 0.1f, config, nullptr, &why),
+            cudaErrorInvalidValue);
+  EXPECT_NE(std::string(why != nullptr ? why : "").find("query_warpgroups 3"), std::string::npos) << why;
+  return true;
 }
 std::string describe(const linpipe::kernels::AttentionConfig& config) {
   return std::string(config.overlap_softmax ? "softmax overlapped with the tensor cores" : "one step at a time") +
@@ -119,7 +138,8 @@ std::string describe(const linpipe::kernels::AttentionConfig& config) {
          (config.persistent ? ", persistent grid of " + (config.persistent_ctas == 0 ? std::string("a CTA per SM")
                                                                                     : std::to_string(config.persistent_ctas))
                             : "") +
-         (config.dynamic ? ", blocks claimed from a counter" : "");
+         (config.dynamic ? ", blocks claimed from a counter" : "") +
+         (config.query_warpgroups == 3 ? ", three query warpgroups" : "");
 }
 
 // Q, K and V copied to the device, O (o_elems bf16) and LSE (lse_elems floats) allocated;
@@ -191,6 +211,7 @@ TEST_P(Attention, MatchesFloatReference) {
     linpipe::kernels::AttentionConfig config = configuration(bits < 0 ? 0 : bits);
     config.packed_heads = c.packed_heads;
     SCOPED_TRACE(bits < 0 ? std::string("the default configuration") : describe(config));
+    if (bits >= 0 && refused_by_design(config, shape)) continue;
     LINPIPE_CUDA_OK(cudaMemset(dout, 0xff, (n + guard) * 2));  // bf16 NaN everywhere
     LINPIPE_CUDA_OK(cudaMemset(dlse, 0xff, (rows + guard_rows) * sizeof(float)));
     const char* why = nullptr;
@@ -298,6 +319,7 @@ TEST(AttentionHeads, NanInAnotherHeadStaysThere) {
   for (const int bits : configuration_bits) {
     const linpipe::kernels::AttentionConfig config = configuration(bits, 1);
     SCOPED_TRACE(describe(config));
+    ASSERT_FALSE(refused_by_design(config, shape));
     LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, config));
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
     std::vector<std::uint16_t> out(n);
@@ -366,6 +388,27 @@ TEST(AttentionArguments, RefusedWithAReason) {
         << "packed_heads " << packed;
     EXPECT_STREQ(why, "packed_heads must be 0 or a power of two up to 16 dividing heads / kv_heads");
   }
+  // Three query warpgroups: head dim 64 only, no overlapped ping-pong, one query head a CTA.
+  const auto warpgroups_refusal = [&](AttentionShape s, linpipe::kernels::AttentionConfig config) {
+    const char* reason = nullptr;
+    EXPECT_EQ(linpipe::kernels::attention_bf16(p, p, p, p, nullptr, s, 0.1f, config, nullptr, &reason),
+              cudaErrorInvalidValue);
+    return std::string(reason != nullptr ? reason : "");
+  };
+  linpipe::kernels::AttentionConfig wide;
+  wide.query_warpgroups = 4;
+  EXPECT_EQ(warpgroups_refusal(shape, wide), "query_warpgroups must be 2 or 3");
+  wide.query_warpgroups = 3;
+  EXPECT_NE(warpgroups_refusal(shape, wide).find("needs head_dim 64"), std::string::npos);  // shape: head dim 128
+  AttentionShape narrow = shape;
+  narrow.head_dim = 64;
+  wide.overlap_softmax = wide.pingpong = true;
+  EXPECT_NE(warpgroups_refusal(narrow, wide).find("no overlapped ping-pong"), std::string::npos);
+  wide.overlap_softmax = wide.pingpong = false;
+  narrow.heads = 8;
+  narrow.kv_heads = 2;
+  wide.packed_heads = 2;
+  EXPECT_NE(warpgroups_refusal(narrow, wide).find("one query head per CTA"), std::string::npos);
 }
 
 // The packing rule (AttentionConfig::packed_heads = 0): the largest power of two dividing the
@@ -405,6 +448,7 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
         EXPECT_FALSE(c.dynamic);
         EXPECT_EQ(c.persistent_ctas, 0);
         EXPECT_EQ(c.packed_heads, 0);
+        EXPECT_EQ(c.query_warpgroups, 2);
       }
     }
   }
@@ -449,6 +493,7 @@ TEST(AttentionHeads, NanInAnotherKvHeadStaysThere) {
       linpipe::kernels::AttentionConfig config = configuration(bits, 1);
       config.packed_heads = packed;
       SCOPED_TRACE(describe(config) + ", " + std::to_string(packed) + " heads packed");
+      if (refused_by_design(config, shape)) continue;
       LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(dq, dk, dv, dout, dlse, shape, scale, config));
       LINPIPE_CUDA_OK(cudaDeviceSynchronize());
       std::vector<std::uint16_t> out(n);
