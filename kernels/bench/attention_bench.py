@@ -215,6 +215,14 @@ def main(argv):
         rows.append((head_dim, seq, causal, batch, f"{heads}/{kv_heads}" if group > 1 else heads, ours_ms,
                      best, timed.get(best, float("nan")), flops, error,
                      " ".join(f"{n}={timed[n]:.3f}" for n in timed), rule_ms))
+        # One line a case as it finishes (the tables come at the end), so a run cut short by a
+        # time limit still says what it measured.
+        fastest = min(ours_ms)
+        after_before = (f", best after/before {min(before_ms) / min(ours_ms[i] for i, s in enumerate(SCHEDULES) if s in before_schedules):.3f}"
+                        if before_ms else "")
+        print(f"case d{head_dim} s{seq} {'causal' if causal else 'full'} g{group}: linpipe {fastest:.3f} ms "
+              f"({SCHEDULE_NAMES[ours_ms.index(fastest)]}), {best} {timed.get(best, float('nan')):.3f} ms, "
+              f"torch/linpipe {timed.get(best, float('nan')) / fastest:.3f}{after_before}", flush=True)
     if args.once:
         return 0
     print()
