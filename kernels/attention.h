@@ -46,8 +46,8 @@ struct AttentionConfig {
   // schedule). true: the next tile's S and this tile's P V are issued together, and the next
   // softmax runs while P V does (a second S and P in registers).
   bool overlap_softmax = false;
-  // true: the two consumer warpgroups take turns issuing their products (one warpgroup's on
-  // the tensor cores while the other computes its softmax); false: each issues when ready.
+  // true: the consumer warpgroups take turns issuing their products (one warpgroup's on the
+  // tensor cores while the others compute their softmax); false: each issues when ready.
   bool pingpong = false;
   // true: a persistent grid, each CTA computing query blocks one after another, so the next
   // block's loads run under this block's last products and its output stores; false: a CTA

@@ -1,5 +1,5 @@
 // The consumer warpgroups' two schedules (each step in turn, or the softmax overlapped with
-// the tensor cores), with optional ping-pong turns between the two warpgroups.
+// the tensor cores), with optional ping-pong turns between the warpgroups.
 // Part of attention_kernels.cu (see there); included in order, after `import linpipe;`.
 #pragma once
 

@@ -1,4 +1,5 @@
-// attention_bf16's kernels (see attention.h). A CTA computes 128 query rows of one (batch,
+// attention_bf16's kernels (see attention.h). A CTA computes a block of 128 query rows (two
+// consumer warpgroups) or, at head dim 64, 192 (three; Blocking says which) of one (batch,
 // head) at a time: one such query block, or (persistent grid) several in turn, as the
 // schedule hands them out. The producer warpgroup's first lane loads, through three linpipe
 // pipelines: each query block's Q tile once (a two-stage pipeline whose stage the consumers
@@ -12,16 +13,16 @@
 // register-A layout) and adds P V with wgmma (V N-major: tensor-map rows are keys). Each
 // stage is released once the wgmma group reading it has retired. Two schedules
 // (AttentionConfig): each step waiting for the last, or the next tile's S issued with this
-// tile's P V so the softmax runs while the tensor cores do; with either, the two warpgroups
-// may take turns issuing (ping-pong) so that one's softmax runs under the other's products.
+// tile's P V so the softmax runs while the tensor cores do; with either, the warpgroups may
+// take turns issuing (ping-pong) so that one's softmax runs under the others' products.
 // At the block's end each warpgroup stages O in shared memory and stores it with TMA.
 // Each head is a plane of the 3-D tensor maps: rows of a tile past the sequence are read as
 // zeros (never another head's rows) and masked, and are not stored. Grouped-query attention
 // (HeadPacking): a CTA's 128 query rows may hold several query heads that share a K/V head,
-// rows_per_head() rows of each, so every K/V tile loaded serves all of them.
+// rows_per_head(128) rows of each, so every K/V tile loaded serves all of them.
 //
-// The kernel's parts, one job a file, included below in order: attention_layout.cuh (roles,
-// tiles, pipelines, shared memory, named barriers), attention_schedule.cuh (which tiles a CTA
+// The kernel's parts, one job a file, included below in order: attention_layout.cuh (the
+// blocking: roles, tiles, pipelines, shared memory, named barriers), attention_schedule.cuh (which tiles a CTA
 // takes), attention_producer.cuh (the TMA loads), attention_softmax.cuh (the online softmax),
 // attention_mma.cuh (S = Q K^T and O += P V on wgmma), attention_epilogue.cuh (O and the
 // log-sum-exp stored), attention_consumers.cuh (the two consumer schedules). This file: the

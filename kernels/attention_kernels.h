@@ -42,7 +42,7 @@ inline constexpr int attention_max_packed_heads = 16;
 // (seq 512-16k) puts the busiest CTA within 0-3% of the mean across heads, against 3-54% head
 // by head, at the price of more heads' K and V in flight.
 // With packed heads (HeadPacking), a y is `packed` query heads and a query block holds
-// rows_per_head() queries of each.
+// rows_per_head(block_q) queries of each.
 // Built on the host and passed by value as a kernel parameter: its fields stay in the
 // parameter bank, not in registers across a CTA's tiles.
 using AttentionSchedule = WorkSchedule<LongestFirstOrder, SnakeWalk>;
@@ -91,11 +91,13 @@ AttentionKernel attention_kernel_for(int head_dim, int warpgroups, bool overlap_
 std::size_t attention_shared_bytes(int head_dim, int warpgroups);
 
 // An attention kernel's block: a producer warpgroup and its consumer warpgroups.
-constexpr unsigned attention_threads(int warpgroups) { return 128u * (1u + static_cast<unsigned>(warpgroups)); }
+constexpr unsigned attention_threads(int warpgroups) {
+  return 128u * (1u + static_cast<unsigned>(warpgroups));
+}
 // K and V are read in boxes of attention_block_kv rows, Q in boxes of a CTA's block_q rows
-// (rows_per_head() rows of `packed` heads), O written in boxes of one consumer warpgroup's
-// 64 rows (warpgroup_rows_per_head() rows of warpgroup_heads() heads); every box is one
-// 128-byte swizzle span of bf16 wide.
+// (rows_per_head(block_q) rows of `packed` heads), O written in boxes of one consumer
+// warpgroup's 64 rows (warpgroup_rows_per_head(block_q) rows of warpgroup_heads(block_q)
+// heads); every box is one 128-byte swizzle span of bf16 wide.
 inline constexpr int attention_o_box_rows = 64;
 inline constexpr int attention_box_cols = 64;
 

@@ -39,6 +39,8 @@ struct Blocking {
   static constexpr int warpgroups = Warpgroups;
   static constexpr int block_q = 64 * Warpgroups;
   using Roles = WarpRoles<4, Warpgroups, 4>;
+  static_assert(static_cast<unsigned>(Roles::threads) == attention_threads(Warpgroups),
+                "attention_kernels.h: attention_threads(warpgroups) is the launch's block size");
   // setmaxnreg's budgets: 128 x (producer + warpgroups x consumer) registers fit the SM's 64K.
   static constexpr int producer_registers = Warpgroups == 2 ? 40 : 32;
   static constexpr int consumer_registers = Warpgroups == 2 ? 232 : 160;
