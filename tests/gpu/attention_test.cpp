@@ -129,7 +129,8 @@ bool refused_by_design(const linpipe::kernels::AttentionConfig& config, const At
   const char* why = nullptr;
   EXPECT_EQ(linpipe::kernels::attention_bf16(host, host, host, host, nullptr, shape, 0.1f, config, nullptr, &why),
             cudaErrorInvalidValue);
-  EXPECT_NE(std::string(why != nullptr ? why : "").find("query_warpgroups 3"), std::string::npos) << why;
+  const std::string reason = why != nullptr ? why : "";
+  EXPECT_NE(reason.find("query_warpgroups 3"), std::string::npos) << "refused with: " << reason;
   return true;
 }
 std::string describe(const linpipe::kernels::AttentionConfig& config) {
