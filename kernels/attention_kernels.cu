@@ -138,18 +138,25 @@ AttentionKernel kernel_for(bool overlap_softmax, bool pingpong, bool dynamic) {
   return by_schedule[dynamic][overlap_softmax][pingpong];
 }
 
+// Calls `use` with the blocking the kernels are built for at (head_dim, warpgroups): the one
+// place that maps the launch's numbers to a Blocking.
+template <class Use>
+auto with_blocking(int head_dim, int warpgroups, Use&& use) {
+  if (head_dim == 128) return use(Blocking<128, 2>{});
+  if (warpgroups == 3) return use(Blocking<64, 3>{});
+  return use(Blocking<64, 2>{});
+}
+
 }  // namespace
 
 AttentionKernel attention_kernel_for(int head_dim, int warpgroups, bool overlap_softmax, bool pingpong,
                                      bool dynamic) {
-  if (head_dim == 128) return kernel_for<Blocking<128, 2>>(overlap_softmax, pingpong, dynamic);
-  if (warpgroups == 3) return kernel_for<Blocking<64, 3>>(overlap_softmax, pingpong, dynamic);
-  return kernel_for<Blocking<64, 2>>(overlap_softmax, pingpong, dynamic);
+  return with_blocking(head_dim, warpgroups,
+                       [&]<class B>(B) { return kernel_for<B>(overlap_softmax, pingpong, dynamic); });
 }
 
 std::size_t attention_shared_bytes(int head_dim, int warpgroups) {
-  if (head_dim == 128) return Plan<Blocking<128, 2>>::launch_bytes();
-  return warpgroups == 3 ? Plan<Blocking<64, 3>>::launch_bytes() : Plan<Blocking<64, 2>>::launch_bytes();
+  return with_blocking(head_dim, warpgroups, []<class B>(B) { return Plan<B>::launch_bytes(); });
 }
 
 }  // namespace linpipe::kernels

@@ -347,6 +347,13 @@ TEST(AttentionArguments, RefusedWithAReason) {
     EXPECT_EQ(status, cudaErrorInvalidValue);
     return std::string(why != nullptr ? why : "");
   };
+  // The same with a configuration given.
+  const auto refusal_with = [&](AttentionShape s, const linpipe::kernels::AttentionConfig& config) {
+    const char* why = nullptr;
+    EXPECT_EQ(linpipe::kernels::attention_bf16(p, p, p, p, nullptr, s, 0.1f, config, nullptr, &why),
+              cudaErrorInvalidValue);
+    return std::string(why != nullptr ? why : "");
+  };
   AttentionShape odd = shape;
   odd.head_dim = 96;
   EXPECT_EQ(refusal(odd, p, 0.1f), "head_dim must be 64 or 128");
@@ -363,16 +370,10 @@ TEST(AttentionArguments, RefusedWithAReason) {
   linpipe::kernels::AttentionConfig negative;
   negative.persistent = true;
   negative.persistent_ctas = -1;
-  const char* why = nullptr;
-  EXPECT_EQ(linpipe::kernels::attention_bf16(p, p, p, p, nullptr, shape, 0.1f, negative, nullptr, &why),
-            cudaErrorInvalidValue);
-  EXPECT_NE(std::string(why != nullptr ? why : "").find("persistent_ctas"), std::string::npos);
+  EXPECT_NE(refusal_with(shape, negative).find("persistent_ctas"), std::string::npos);
   linpipe::kernels::AttentionConfig one_shot_dynamic;
   one_shot_dynamic.dynamic = true;
-  why = nullptr;
-  EXPECT_EQ(linpipe::kernels::attention_bf16(p, p, p, p, nullptr, shape, 0.1f, one_shot_dynamic, nullptr, &why),
-            cudaErrorInvalidValue);
-  EXPECT_STREQ(why, "dynamic claims query blocks on a persistent grid: set persistent too");
+  EXPECT_EQ(refusal_with(shape, one_shot_dynamic), "dynamic claims query blocks on a persistent grid: set persistent too");
   AttentionShape grouped = shape;
   grouped.heads = 8;
   grouped.kv_heads = 3;
@@ -383,33 +384,24 @@ TEST(AttentionArguments, RefusedWithAReason) {
   for (const int packed : {3, 8, 32, -2}) {
     linpipe::kernels::AttentionConfig config;
     config.packed_heads = packed;
-    why = nullptr;
-    EXPECT_EQ(linpipe::kernels::attention_bf16(p, p, p, p, nullptr, grouped, 0.1f, config, nullptr, &why),
-              cudaErrorInvalidValue)
+    EXPECT_EQ(refusal_with(grouped, config), "packed_heads must be 0 or a power of two up to 16 dividing heads / kv_heads")
         << "packed_heads " << packed;
-    EXPECT_STREQ(why, "packed_heads must be 0 or a power of two up to 16 dividing heads / kv_heads");
   }
   // Three query warpgroups: head dim 64 only, no overlapped ping-pong, one query head a CTA.
-  const auto warpgroups_refusal = [&](AttentionShape s, linpipe::kernels::AttentionConfig config) {
-    const char* reason = nullptr;
-    EXPECT_EQ(linpipe::kernels::attention_bf16(p, p, p, p, nullptr, s, 0.1f, config, nullptr, &reason),
-              cudaErrorInvalidValue);
-    return std::string(reason != nullptr ? reason : "");
-  };
   linpipe::kernels::AttentionConfig wide;
   wide.query_warpgroups = 4;
-  EXPECT_EQ(warpgroups_refusal(shape, wide), "query_warpgroups must be 2 or 3");
+  EXPECT_EQ(refusal_with(shape, wide), "query_warpgroups must be 2 or 3");
   wide.query_warpgroups = 3;
-  EXPECT_NE(warpgroups_refusal(shape, wide).find("needs head_dim 64"), std::string::npos);  // shape: head dim 128
+  EXPECT_NE(refusal_with(shape, wide).find("needs head_dim 64"), std::string::npos);  // shape: head dim 128
   AttentionShape narrow = shape;
   narrow.head_dim = 64;
   wide.overlap_softmax = wide.pingpong = true;
-  EXPECT_NE(warpgroups_refusal(narrow, wide).find("no overlapped ping-pong"), std::string::npos);
+  EXPECT_NE(refusal_with(narrow, wide).find("no overlapped ping-pong"), std::string::npos);
   wide.overlap_softmax = wide.pingpong = false;
   narrow.heads = 8;
   narrow.kv_heads = 2;
   wide.packed_heads = 2;
-  EXPECT_NE(warpgroups_refusal(narrow, wide).find("one query head per CTA"), std::string::npos);
+  EXPECT_NE(refusal_with(narrow, wide).find("one query head per CTA"), std::string::npos);
 }
 
 // The packing rule (AttentionConfig::packed_heads = 0): the largest power of two dividing the
