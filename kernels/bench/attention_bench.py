@@ -3,6 +3,7 @@
 
   attention_bench.py LIB [--quick] [--once] [--seqs 512,1024,...] [--head-dims 64,128] [--masks full,causal]
                     [--kv-groups 1,8] [--gqa-head-dims 128] [--before LIB2]
+                    [--once-schedules default,0]
 
 LIB: liblinpipe_attention.so (built here by the release preset: build/release/kernels/).
 For each sequence length, head dim and mask, batch x heads is chosen so every case holds 16k
@@ -20,7 +21,9 @@ that when causal. Before timing, linpipe's output is checked against torch's (ma
 The table comes last. --before LIB2: an A/B of two builds (LIB2 the one before a change), each
 configuration of both timed in turn on the same tensors, checked against torch too; a second
 table gives each configuration's speed after / before (above 1: faster now). --once: each linpipe configuration and each torch backend runs once on
-each case, untimed, with no table (for a profiler such as ncu).
+each case, untimed, with no table (for a profiler such as ncu); --once-schedules LIST: only these
+linpipe configurations then, "default" (attention_config_for's) or an index into SCHEDULES
+(0: in order, a CTA per query block), e.g. "default,0".
 --kv-groups: query heads per K/V head (grouped-query attention; 1: every query head its own),
 each group above 1 at the head dims of --gqa-head-dims only. A grouped case has heads / group
 K/V heads, linpipe packs the heads of a group into its CTAs by attention_packed_heads' rule
@@ -107,6 +110,7 @@ def main(argv):
     parser.add_argument("--head-dims", default="64,128")
     parser.add_argument("--masks", default="full,causal")
     parser.add_argument("--once", action="store_true")
+    parser.add_argument("--once-schedules", default="")
     parser.add_argument("--kv-groups", default="1,8")
     parser.add_argument("--gqa-head-dims", default="128")
     parser.add_argument("--before")
@@ -161,7 +165,9 @@ def main(argv):
 
         offered = [schedule for schedule in SCHEDULES if runs_at(schedule, head_dim)]
         if args.once:
-            for schedule in offered:
+            picked = [rule(heads, kv_heads, seq, head_dim, int(causal)) if name == "default" else SCHEDULES[int(name)]
+                      for name in args.once_schedules.split(",") if name]
+            for schedule in picked or offered:
                 ours(schedule)
             for _, backend in BACKENDS:
                 try:
