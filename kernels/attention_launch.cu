@@ -45,6 +45,29 @@ int kv_heads_of(const AttentionShape& shape) { return shape.kv_heads == 0 ? shap
 // its ID, not its handle (a new stream may reuse a destroyed one's handle while the destroyed
 // stream's last launch still runs), except while it is being captured into a graph, where its
 // ID may not be asked for: then by its handle.
+// A new counter is allocated in relaxed capture mode and zeroed on a private non-blocking
+// stream, so the first dynamic launch may itself be inside a graph capture (the default
+// configuration is dynamic on many shapes): cudaMalloc is refused under global capture, and
+// a legacy-stream memset would join, and so break, the capture.
+cudaError_t new_zeroed_counter(WorkCounter** fresh) {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaError_t status = cudaThreadExchangeStreamCaptureMode(&mode);
+  if (status != cudaSuccess) return status;
+  cudaStream_t zeroing = nullptr;
+  *fresh = nullptr;
+  status = cudaMalloc(fresh, sizeof(WorkCounter));
+  if (status == cudaSuccess) status = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
+  if (status == cudaSuccess) status = cudaMemsetAsync(*fresh, 0, sizeof(WorkCounter), zeroing);
+  if (status == cudaSuccess) status = cudaStreamSynchronize(zeroing);
+  if (zeroing != nullptr) (void)cudaStreamDestroy(zeroing);
+  if (status != cudaSuccess && *fresh != nullptr) {
+    (void)cudaFree(*fresh);
+    *fresh = nullptr;
+  }
+  const cudaError_t restored = cudaThreadExchangeStreamCaptureMode(&mode);
+  return status != cudaSuccess ? status : restored;
+}
+
 cudaError_t counter_for(cudaStream_t stream, WorkCounter** counter) {
   static std::mutex mutex;
   static std::map<std::tuple<int, bool, unsigned long long>, WorkCounter*> counters;
@@ -59,11 +82,7 @@ cudaError_t counter_for(cudaStream_t stream, WorkCounter** counter) {
   WorkCounter*& kept = counters[{device, by_id, key}];
   if (kept == nullptr) {
     WorkCounter* fresh = nullptr;
-    if ((status = cudaMalloc(&fresh, sizeof(WorkCounter))) != cudaSuccess) return status;
-    if ((status = cudaMemset(fresh, 0, sizeof(WorkCounter))) != cudaSuccess) {
-      (void)cudaFree(fresh);
-      return status;
-    }
+    if ((status = new_zeroed_counter(&fresh)) != cudaSuccess) return status;
     kept = fresh;
   }
   *counter = kept;
@@ -194,7 +213,21 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
 
 AttentionConfig attention_config_for(const AttentionShape& shape) {
   AttentionConfig config;
-  config.persistent = shape.head_dim == 64 ? !shape.causal || shape.seq <= 2048 : shape.seq <= 1024;
+  config.persistent = true;
+  if (shape.head_dim == 64) {
+    const bool grouped = kv_heads_of(shape) != shape.heads;
+    if (shape.seq >= 2048 && !grouped) {
+      config.query_warpgroups = 3;
+      config.dynamic = shape.causal && shape.seq >= 4096;
+    } else {
+      config.overlap_softmax = shape.causal;
+      config.dynamic = shape.causal;
+    }
+  } else {
+    const bool short_full = !shape.causal && shape.seq <= 512;
+    config.overlap_softmax = !short_full;
+    config.dynamic = !short_full;
+  }
   return config;
 }
 

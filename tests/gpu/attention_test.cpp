@@ -421,29 +421,44 @@ TEST(AttentionArguments, PackedHeadsRule) {
   EXPECT_EQ(packed(64, 1), 16);  // multi-query: capped at 16 (8 rows a head)
 }
 
-// The default configuration's rule (attention_config_for), as attention.h states it.
+// The default configuration's rule (attention_config_for), as attention.h states it, shape by
+// shape: always a persistent grid; three warpgroups only at head dim 64 from seq 2048 and only
+// with a K/V head per query head.
 TEST(AttentionArguments, DefaultConfigurationRule) {
-  const auto config = [](int head_dim, int seq, bool causal) {
-    AttentionShape shape;
-    shape.head_dim = head_dim;
-    shape.seq = seq;
-    shape.causal = causal;
-    return linpipe::kernels::attention_config_for(shape);
+  struct RuleCase {
+    int head_dim, seq;
+    bool causal;
+    int kv_heads;  // of 16 query heads
+    bool overlap, dynamic;
+    int warpgroups;
   };
-  for (const int head_dim : {64, 128}) {
-    for (const int seq : {512, 1024, 2048, 4096, 16384}) {
-      for (const bool causal : {false, true}) {
-        const linpipe::kernels::AttentionConfig c = config(head_dim, seq, causal);
-        const bool persistent = head_dim == 64 ? !causal || seq <= 2048 : seq <= 1024;
-        EXPECT_EQ(c.persistent, persistent) << "head dim " << head_dim << " seq " << seq << " causal " << causal;
-        EXPECT_FALSE(c.overlap_softmax);
-        EXPECT_FALSE(c.pingpong);
-        EXPECT_FALSE(c.dynamic);
-        EXPECT_EQ(c.persistent_ctas, 0);
-        EXPECT_EQ(c.packed_heads, 0);
-        EXPECT_EQ(c.query_warpgroups, 2);
-      }
-    }
+  const RuleCase cases[] = {
+      {64, 512, false, 16, false, false, 2},   {64, 512, true, 16, true, true, 2},
+      {64, 1024, false, 16, false, false, 2},  {64, 1024, true, 16, true, true, 2},
+      {64, 2048, false, 16, false, false, 3},  {64, 2048, true, 16, false, false, 3},
+      {64, 4096, true, 16, false, true, 3},    {64, 16384, false, 16, false, false, 3},
+      {64, 16384, true, 16, false, true, 3},   {64, 4096, false, 2, false, false, 2},
+      {64, 4096, true, 1, true, true, 2},      {128, 512, false, 16, false, false, 2},
+      {128, 512, true, 16, true, true, 2},     {128, 1024, false, 16, true, true, 2},
+      {128, 16384, false, 16, true, true, 2},  {128, 16384, true, 2, true, true, 2},
+  };
+  for (const RuleCase& want : cases) {
+    AttentionShape shape;
+    shape.heads = 16;
+    shape.kv_heads = want.kv_heads;
+    shape.head_dim = want.head_dim;
+    shape.seq = want.seq;
+    shape.causal = want.causal;
+    const linpipe::kernels::AttentionConfig c = linpipe::kernels::attention_config_for(shape);
+    SCOPED_TRACE(testing::Message() << "head dim " << want.head_dim << " seq " << want.seq << " causal "
+                                    << want.causal << " kv heads " << want.kv_heads);
+    EXPECT_TRUE(c.persistent);
+    EXPECT_EQ(c.overlap_softmax, want.overlap);
+    EXPECT_EQ(c.dynamic, want.dynamic);
+    EXPECT_EQ(c.query_warpgroups, want.warpgroups);
+    EXPECT_FALSE(c.pingpong);
+    EXPECT_EQ(c.persistent_ctas, 0);
+    EXPECT_EQ(c.packed_heads, 0);
   }
 }
 
