@@ -39,20 +39,20 @@ using Storage = PipelineStorage<Pipeline, TileA, TileB>;
 template <class Tracer>
 using TracedPipeline = ProducerConsumerPipeline<stages, NvidiaMbarBackend<stages>, Tracer>;
 
-// A traced launch records what the producer's warp and the first warp of each consumer
-// warpgroup do (the four warps of a warpgroup wait, acquire and release together: they share
-// each wgmma), each into a ring in shared memory that lanes of the producer warpgroup's warp 1
-// (which no role uses) copy out to the trace buffer: the traced warps themselves never store to
-// global memory, whose acknowledgement their next release or wgmma.fence would wait for.
-using TraceRingOfWarp = TraceRing<8, stages>;
-using RingTracer = DrainedTrace<TraceRingOfWarp>;
-constexpr int traced_warps = 1 + consumer_warpgroups;
-constexpr std::uint32_t drainer_warp = 1;
-// Ring i records warp 4i, the first warp of warpgroup i (the producer's, then each consumer's).
-__device__ __forceinline__ std::uint32_t traced_warp(int ring) { return 4u * static_cast<std::uint32_t>(ring); }
-__device__ __forceinline__ int traced_warp_index(std::uint32_t warp) {
-  return warp % 4 == 0 ? static_cast<int>(warp / 4) : -1;
+// This role's tracer, or NoTrace. Traced: the producer's warp and the first warp of each
+// consumer warpgroup record into their warp's slice (the four warps of a warpgroup wait,
+// acquire and release together: they share each wgmma); the other warps, and the warps of CTAs
+// past the target's slices, record nothing, which keeps tracing off the MMA warps' hot path.
+template <class Tracer, class... Target>
+__device__ Tracer role_tracer(const Target&... target) {
+  if constexpr (Tracer::enabled) {
+    if (Roles::this_thread().warp() % 4 != 0) return Tracer();
+    return Tracer::for_this_warp(target.records..., target.layout...);
+  } else {
+    return Tracer();
+  }
 }
+
 // The epilogue's staging: a consumer warpgroup writes half of its 64 x 256 result at a time
 // into two 64 x 64 boxes here (128B-swizzled, as the C tensor map stores them); one TMA store
 // per box moves them to C while the warpgroup goes on to its next tile's MMAs.
@@ -67,51 +67,6 @@ struct SharedMemory {
 };
 // The one number the launch needs (the budget is checked when the plan is declared).
 using Plan = SharedPlan<SharedMemory>;
-// A traced launch's: the same, and the traced warps' rings (672 bytes, which the layout's
-// 1024-byte alignment rounds up to 1,024: the SM's budget had 1,040 to spare).
-struct TracedSharedMemory {
-  SharedMemory kernel;
-  TraceRingOfWarp rings[traced_warps];
-};
-using TracedPlan = SharedPlan<TracedSharedMemory>;
-template <class Tracer>
-struct SharedFor {
-  using Layout = SharedMemory;
-  __device__ static SharedMemory& kernel_part(Layout& layout) { return layout; }
-};
-template <>
-struct SharedFor<RingTracer> {
-  using Layout = TracedSharedMemory;
-  __device__ static SharedMemory& kernel_part(Layout& layout) { return layout.kernel; }
-};
-
-// The traced warps' rings, before the barrier that starts the roles: each drains to its warp's
-// slice of this CTA (SliceTrace::for_this_warp's numbering), or nowhere if the target has no
-// slice for it.
-__device__ __forceinline__ void reset_trace_rings(TraceRingOfWarp (&rings)[traced_warps],
-                                                  const GemmTraceTarget& target) {
-  const std::uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-  for (int i = 0; i < traced_warps; ++i) {
-    const std::uint32_t warp = traced_warp(i);
-    const std::uint32_t slice = block * Roles::warps + warp;
-    const bool kept = target.records != nullptr && slice < target.layout.slices;
-    rings[i].reset(kept ? slice : TraceRingOfWarp::no_slice, block, warp);
-  }
-}
-
-// This role's tracer, or NoTrace: a traced warp's lowest active lane records into its ring;
-// the other warps, and the warps of CTAs past the target's slices, record nothing, which keeps
-// tracing off the MMA warps' hot path.
-template <class Tracer, class Layout>
-__device__ Tracer role_tracer(Layout& layout) {
-  if constexpr (Tracer::enabled) {
-    const int ring = traced_warp_index(Roles::this_thread().warp());
-    if (ring < 0) return Tracer();
-    return Tracer::for_this_warp(layout.rings[ring]);
-  } else {
-    return Tracer();
-  }
-}
 
 // The output tiles, walked cluster by cluster: x is the tile column, y the tile row unit (a
 // unit is Cluster vertically adjacent tiles, one per CTA of the cluster), group_rows units at
@@ -250,16 +205,11 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
                                           int group_rows, bool warpgroup_release,
                                           const Target&... trace) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
-  using Shared = SharedFor<Tracer>;
-  typename Shared::Layout& layout = SharedPlan<typename Shared::Layout>::place(smem_raw);
-  SharedMemory& shared = Shared::kernel_part(layout);
+  SharedMemory& shared = Plan::place(smem_raw);
   Storage& storage = shared.pipeline;
 
   const Roles me = Roles::this_thread();
   const bool issuer = me.is_producer() && me.warp() == 0 && me.leader();
-  if constexpr (Tracer::enabled) {
-    if (issuer) reset_trace_rings(layout.rings, trace...);
-  }
   if (issuer) {
     // Full: one arrival (the producer's expect-tx) plus the bytes; empty: what the consumers'
     // release policy says its signalling warps arrive, across the cluster.
@@ -280,16 +230,11 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
 
   const Schedule schedule = output_tiles<Cluster>(m, n, group_rows);
   const int k_tiles = k / block_k;
-  TracedPipeline<Tracer> pipe(storage.barriers, "gemm", role_tracer<Tracer>(layout));
+  TracedPipeline<Tracer> pipe(storage.barriers, "gemm", role_tracer<Tracer>(trace...));
   // The producer warpgroup gives its registers to the consumers' accumulators.
   me.run_with_register_budget<40, 232>(
       [&] {
         if (issuer) produce<Cluster>(pipe, storage, &map_a, &map_b, schedule, k_tiles, rank);
-        if constexpr (Tracer::enabled) {
-          if (me.warp() == drainer_warp && me.lane() < traced_warps) {
-            (TraceDrainer(trace.records, trace.layout).drain(layout.rings[me.lane()]), ...);
-          }
-        }
       },
       [&] { consume<Cluster>(pipe, shared, &map_c, schedule, k_tiles, me, rank, warpgroup_release); });
   // The epilogue's stores are done before the CTA (and its staging) goes away. Every thread
@@ -314,7 +259,7 @@ __global__ void __launch_bounds__(threads, 1)
                        const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_c, int m, int n, int k,
                        int group_rows, bool warpgroup_release, GemmTraceTarget trace) {
-  gemm_body<Cluster, RingTracer>(map_a, map_b, map_c, m, n, k, group_rows, warpgroup_release, trace);
+  gemm_body<Cluster, SliceTrace>(map_a, map_b, map_c, m, n, k, group_rows, warpgroup_release, trace);
 }
 
 }  // namespace

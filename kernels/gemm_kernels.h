@@ -30,8 +30,6 @@ TracedGemmKernel traced_gemm_kernel_for_cluster(int cluster_m);
 // Every GEMM kernel's block and dynamic shared memory (its SharedPlan's launch_bytes()).
 inline constexpr unsigned gemm_threads = 32 * gemm_warps_per_cta;
 std::size_t gemm_shared_bytes();
-// The traced kernels': the same and the traced warps' trace rings.
-std::size_t traced_gemm_shared_bytes();
 
 // C is stored in boxes of this many rows and columns: the epilogue's staging boxes, one
 // consumer warpgroup's rows by one 128-byte swizzle span of bf16.

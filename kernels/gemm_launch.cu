@@ -52,11 +52,9 @@ cudaError_t cached_operand(CUtensorMap* map, const void* base, int rows, int col
 }
 
 // A persistent launch of one CTA per output tile at most (a cluster per cluster_m tiles).
-// Traced kernels launch with their trace rings' shared memory too.
-LaunchOptions options_for(int m, int n, int cluster_m, cudaStream_t stream, bool traced = false) {
+LaunchOptions options_for(int m, int n, int cluster_m, cudaStream_t stream) {
   const std::uint64_t tiles = static_cast<std::uint64_t>(m / gemm_tile_m) * (n / gemm_tile_n);
-  return {.threads = gemm_threads, .shared_bytes = traced ? traced_gemm_shared_bytes() : gemm_shared_bytes(),
-          .items = tiles,
+  return {.threads = gemm_threads, .shared_bytes = gemm_shared_bytes(), .items = tiles,
           .grid = GridKind::persistent, .cluster = static_cast<unsigned>(cluster_m),
           .stream = stream};
 }
@@ -75,7 +73,7 @@ cudaError_t launch_gemm(Kernel kernel, const void* a, const void* b, void* c, in
   static_assert(gemm_c_box_cols == gemm_tile_k, "C's boxes are encoded with the operands' width");
   if ((status = cached_operand(&map_c, c, m, n, gemm_c_box_rows)) != cudaSuccess) return status;
   const int group_rows = config.group_rows / cluster > 0 ? config.group_rows / cluster : 1;
-  const LaunchResult launched = launch(kernel, options_for(m, n, cluster, stream, sizeof...(Target) > 0), map_a, map_b,
+  const LaunchResult launched = launch(kernel, options_for(m, n, cluster, stream), map_a, map_b,
                                        map_c, m, n, k, group_rows, config.warpgroup_release,
                                        trace...);
   if (!launched && why != nullptr) *why = kept_why(launched);

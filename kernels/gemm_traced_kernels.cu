@@ -22,6 +22,4 @@ TracedGemmKernel traced_gemm_kernel_for_cluster(int cluster_m) {
   return cluster_m == 2 ? traced_gemm_kernel<2> : traced_gemm_kernel<1>;
 }
 
-std::size_t traced_gemm_shared_bytes() { return TracedPlan::launch_bytes(); }
-
 }  // namespace linpipe::kernels
