@@ -5,6 +5,10 @@
 // Why: a SliceTrace's global stores sit on its warp's critical path, since the release-arrive
 // or wgmma.fence after each one waits until L2 has acknowledged it (about 10% of the GEMM's
 // time); stores to shared memory complete in tens of cycles (docs/benchmarks.md, issue 31).
+// Measured on the GEMM it costs more than SliceTrace, not less (+32-42% against +9-12%, H100
+// and H200, 2026-12-06), so the repo's kernels trace with SliceTrace.
+// compute-sanitizer racecheck reports the hand-off as RAW/WAR hazards: role and drainer order
+// their accesses by acquire/release on shared memory, which racecheck does not model.
 module;
 #include "linpipe_macros.h"
 #include <atomic>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GPU checks still owed (2026-12-06), in one call, most important first, each step with its
-# own time limit so a call cut short still returns what ran (logs under OUT):
+# The A/B and checks of issues 28, 29 and 31 in one call, most important first, each step with
+# its own time limit so a call cut short still returns what ran (logs under OUT):
 #   1. gpu_attention_test, the three-warpgroup configurations included (issue 29);
 #   2. the attention A/B against BEFORE's build, torch's backends beside, quick rounds: one line
 #      per case as it finishes, then the tables (issues 28 and 29);
