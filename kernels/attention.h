@@ -57,7 +57,8 @@ struct AttentionConfig {
   // (so a CTA that drew short causal blocks takes more), in longest-first order in bands of
   // heads whose K and V fit in half of L2, so those stay in L2 while the band's shortest blocks
   // even out its end. Launches on one stream share a counter the library keeps for it,
-  // allocated at the stream's first dynamic launch (which may be inside a graph capture).
+  // allocated at the stream's first dynamic launch (which may be inside a graph capture). A
+  // captured launch keeps its counter in the graph: replay that graph on one stream at a time.
   bool dynamic = false;
   // The persistent grid's CTAs: 0 for one per SM (all one CTA can use), fewer to leave SMs to
   // other work. Never more than there are query blocks.
