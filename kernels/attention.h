@@ -73,16 +73,15 @@ struct AttentionConfig {
   int query_warpgroups = 2;
 };
 
-// The configuration attention_bf16 uses when none is given: the fastest of the 18 measured on
-// each shape in two runs on an H100 (2026-12-06, docs/benchmarks.md), put as a rule. Always a
-// persistent grid (a CTA per SM, the next block's loads under this block's stores).
+// The configuration attention_bf16 uses when none is given: per shape, the fastest of the 18
+// configurations measured (docs/benchmarks.md has the tables), put as a rule. Always a
+// persistent grid (a CTA per SM: the next block's loads run under this block's stores).
 // - Head dim 64, seq >= 2048, every query head its own K/V head: three consumer warpgroups, in
-//   order (the extra warps hide the softmax: 1.00-1.11x two's speed there, 0.87-1.00x below);
-//   causal from seq 4096 also dynamic. Grouped heads keep two warpgroups, so a CTA packs them.
+//   order (the extra warps hide the softmax; below seq 2048 a 192-row block has too few K/V
+//   tiles to repay its longer prologue and epilogue); causal from seq 4096 also dynamic.
+//   Grouped heads keep two warpgroups, so that a CTA can pack them.
 // - Head dim 64 below seq 2048: in order; causal: overlapped and dynamic.
 // - Head dim 128: overlapped and dynamic, except in order and static at seq <= 512 full.
-// Over the 24 shapes of attention_bench.py this pick ran at 0.92-1.00 of the best in the runs
-// it was fitted to, and 0.95-1.00 (mean 0.99) in a later H100 run and on an H200.
 AttentionConfig attention_config_for(const AttentionShape& shape);
 
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually

@@ -5,8 +5,9 @@
 // Why: a SliceTrace's global stores sit on its warp's critical path, since the release-arrive
 // or wgmma.fence after each one waits until L2 has acknowledged it (about 10% of the GEMM's
 // time); stores to shared memory complete in tens of cycles (docs/benchmarks.md, issue 31).
-// Measured on the GEMM it costs more than SliceTrace, not less (+32-42% against +9-12%, H100
-// and H200, 2026-12-06), so the repo's kernels trace with SliceTrace.
+// Measured on the GEMM the rings cost more than SliceTrace, not less (docs/benchmarks.md), so
+// the repo's kernels trace with SliceTrace; a ring suits a role that must not touch global
+// memory while it runs.
 // compute-sanitizer racecheck reports the hand-off as RAW/WAR hazards: role and drainer order
 // their accesses by acquire/release on shared memory, which racecheck does not model.
 module;
