@@ -57,12 +57,7 @@ TEST_P(AttentionGraph, DefaultCapturedOnAFreshStreamMatchesADirectLaunch) {
   ASSERT_TRUE(linpipe::kernels::attention_config_for(shape).dynamic)
       << "the case must take the dynamic schedule by default, or it does not test the counter";
   const std::size_t elems = static_cast<std::size_t>(c.heads) * c.seq * c.head_dim;
-  std::vector<std::uint16_t> input(3 * elems);
-  std::uint32_t x = 12345;
-  for (auto& e : input) {
-    x = x * 1664525u + 1013904223u;
-    e = float_to_bf16(static_cast<float>(x >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f);
-  }
+  const std::vector<std::uint16_t> input = random_bf16(3 * elems, 12345);  // Q, K, V
   const DeviceBytes qkv(3 * elems * 2), out(elems * 2), lse(static_cast<std::size_t>(c.heads) * c.seq * 4);
   ASSERT_TRUE(qkv.ok() && out.ok() && lse.ok());
   LINPIPE_CUDA_OK(cudaMemcpy(qkv.get(), input.data(), qkv.bytes(), cudaMemcpyHostToDevice));

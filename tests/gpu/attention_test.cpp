@@ -34,16 +34,6 @@ namespace {
 
 using linpipe::kernels::AttentionShape;
 
-std::vector<std::uint16_t> random_bf16(std::size_t n, std::uint32_t seed) {
-  std::vector<std::uint16_t> out(n);
-  std::uint32_t x = seed * 2654435761u + 1;
-  for (auto& e : out) {
-    x = x * 1664525u + 1013904223u;
-    e = float_to_bf16(static_cast<float>(x >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f);
-  }
-  return out;
-}
-
 // O and LSE of every (batch, head) slice, in float from the bf16 inputs; query head h reads
 // K/V head h / (heads / kv_heads).
 void reference(const std::vector<std::uint16_t>& q, const std::vector<std::uint16_t>& k,

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 // GTEST_SKIPs the current test when no CUDA device can be used.
 #define LINPIPE_REQUIRE_GPU()                                                          \
@@ -60,4 +61,15 @@ inline std::uint16_t float_to_bf16(float f) {
   std::uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
   return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+// n bf16 values in [-1, 1), the same for the same seed (a linear congruential sequence).
+inline std::vector<std::uint16_t> random_bf16(std::size_t n, std::uint32_t seed) {
+  std::vector<std::uint16_t> out(n);
+  std::uint32_t x = seed * 2654435761u + 1;
+  for (auto& e : out) {
+    x = x * 1664525u + 1013904223u;
+    e = float_to_bf16(static_cast<float>(x >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f);
+  }
+  return out;
 }
