@@ -46,7 +46,14 @@ struct RmsNorm {
     alignas(16) bf16 weight[N];
   };
   using Plan = SharedPlan<Shared>;
-  static constexpr int ctas_per_sm = 1;  // no register cap: these use 40-64 registers
+  // A one-stage shape runs one-shot: a CTA lives for one tile, so an SM overlaps one CTA's
+  // loads only with other CTAs' work, and as many CTAs as shared memory allows should be
+  // resident. Left alone, the compiler spends 60-73 registers on unrolling, which caps
+  // residency at half that at n <= 2048. Deeper rings keep their loads in flight themselves.
+  static constexpr int ctas_per_sm = Stages > 1 ? 1 : Plan::blocks_per_sm(Roles::threads, 40);
+  // Under a register cap, two vectors of x and w in flight in the scaling pass (four spill at
+  // n = 1024, where the pass unrolls whole).
+  static constexpr int scale_unroll = ctas_per_sm > 1 ? 2 : 4;
   // Bulk stores keep one tile's stores in flight while the next is computed (a one-stage ring
   // has no stage to spare for that).
   static constexpr int store_lag = Stages > 1 ? 1 : 0;
@@ -123,8 +130,9 @@ __device__ std::uint32_t scaled_pair(std::uint32_t x, std::uint32_t w, float sca
 // One row by one warp, in two passes over its slot in shared memory (16-byte vectors; a row
 // held in registers would take 128 of them at n = 8192): the mean square, reduced in fp32
 // across the warp, then each element scaled by rsqrt and its weight into `out` (the slot
-// itself, or the row in global memory).
-template <int N>
+// itself, or the row in global memory). The scaling pass keeps Unroll vectors of x and w in
+// flight at once.
+template <int N, int Unroll>
 __device__ void normalise_row(const bf16* row, const bf16* weight, bf16* out, float eps,
                               std::uint32_t lane) {
   constexpr int per_lane = N / 256;  // 16-byte vectors per lane
@@ -135,7 +143,7 @@ __device__ void normalise_row(const bf16* row, const bf16* weight, bf16* out, fl
 #pragma unroll 8
   for (int k = 0; k < per_lane; ++k) squares = sum_of_squares(vectors[lane + 32 * k], squares);
   const float scale = rsqrtf(warp_sum(squares) * (1.0f / N) + eps);
-#pragma unroll 4
+#pragma unroll Unroll
   for (int k = 0; k < per_lane; ++k) {
     const uint4 x = vectors[lane + 32 * k];
     const uint4 w = weights[lane + 32 * k];
@@ -196,7 +204,7 @@ __device__ void normalise_tiles_bulk(typename K::Pipeline& pipe, typename K::Sha
     auto& rows = shared.ring[stage].rows;
     const std::uint32_t count = rows_owned<K::rows_per_warp>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
-      normalise_row<K::n>(rows[first + r], weight, rows[first + r], eps, me.lane());
+      normalise_row<K::n, K::scale_unroll>(rows[first + r], weight, rows[first + r], eps, me.lane());
     }
     epilogue.store(std::move(stage), [&] {
       if (count > 0) {
@@ -222,7 +230,7 @@ __device__ void normalise_tiles_threads(typename K::Pipeline& pipe, typename K::
     const auto& rows = shared.ring[stage].rows;
     const std::uint32_t count = rows_owned<K::rows_per_warp>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
-      normalise_row<K::n>(rows[first + r], weight, y + (tile.origin.y + first + r) * K::n,
+      normalise_row<K::n, K::scale_unroll>(rows[first + r], weight, y + (tile.origin.y + first + r) * K::n,
                           eps, me.lane());
     }
     __syncwarp();  // every lane has read the slot before lane 0 frees it

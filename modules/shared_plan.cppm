@@ -29,6 +29,14 @@ export namespace linpipe {
 // Shared memory one block may opt into on SM_90 (227 KiB, cudaDevAttrMaxSharedMemoryPerBlockOptin
 // on the H100 and H200).
 inline constexpr std::size_t sm90_shared_bytes_per_block = 227 * 1024;
+// What an SM_90 SM holds at once, for residency sums: 228 KiB of shared memory (1 KiB of it
+// reserved by each resident block), 2048 threads, 32 blocks, 64K registers allocated per warp
+// in steps of 256 (8 a thread) from four banks of 16K, one per sub-partition.
+inline constexpr std::size_t sm90_shared_bytes_per_sm = 228 * 1024;
+inline constexpr std::size_t sm90_reserved_shared_bytes_per_block = 1024;
+inline constexpr int sm90_threads_per_sm = 2048;
+inline constexpr int sm90_blocks_per_sm = 32;
+inline constexpr int sm90_registers_per_sm = 65536;
 
 }  // namespace linpipe
 
@@ -86,6 +94,28 @@ struct SharedPlan {
     constexpr std::size_t bytes = detail::bytes_with_alignment_slack<Layout>();
     static_assert(detail::SharedPlanFits<bytes, BudgetBytes>::value);
     return bytes;
+  }
+
+  // How many blocks of `threads` threads launched with this plan one SM_90 SM holds: as many as
+  // its shared memory, threads and block slots allow, and no more than leave each thread
+  // `min_registers` (a multiple of 8). Meant for __launch_bounds__(threads, blocks_per_sm(...)):
+  // a short-lived block overlaps its loads only with other resident blocks, and without the
+  // bound the compiler may spend registers on unrolling that cap residency below what shared
+  // memory allows.
+  static constexpr int blocks_per_sm(int threads, int min_registers) {
+    const int warps = (threads + 31) / 32;
+    const int by_shared = static_cast<int>(sm90_shared_bytes_per_sm /
+                                           (launch_bytes() + sm90_reserved_shared_bytes_per_block));
+    const int by_threads = sm90_threads_per_sm / (warps * 32);
+    int blocks = by_shared < by_threads ? by_shared : by_threads;
+    blocks = blocks < sm90_blocks_per_sm ? blocks : sm90_blocks_per_sm;
+    // The register file is four 16K banks, one per SM sub-partition, and a block's warps are
+    // spread across them: the fullest bank holds ceil(warps on the SM / 4) warps.
+    const auto registers_in_fullest_bank = [&](int count) {
+      return (count * warps + 3) / 4 * 32 * min_registers;
+    };
+    while (blocks > 1 && registers_in_fullest_bank(blocks) > sm90_registers_per_sm / 4) --blocks;
+    return blocks > 0 ? blocks : 1;
   }
 
   // The layout in `dynamic_shared` (the kernel's `extern __shared__` array, launched with

@@ -123,6 +123,32 @@ TEST(SharedPlan, OneNumberForTheLaunchAndAnAlignedPlacement) {
   static_assert(linpipe::SharedPlan<Layout, 64 * 1024>::launch_bytes() == Plan::launch_bytes());
 }
 
+template <std::size_t Bytes>
+struct Bytes16 {
+  alignas(16) std::byte bytes[Bytes];
+};
+template <std::size_t Bytes>
+using PlanOf = linpipe::SharedPlan<Bytes16<Bytes>>;
+
+// Residency is bounded by whichever SM_90 resource runs out first: shared memory (1 KiB
+// reserved per block), threads, the 32 block slots, or the fullest of the four register banks.
+TEST(SharedPlan, BlocksPerSmIsTheFirstResourceToRunOut) {
+  // Shared memory: 228 KiB / (100 KiB + 1 KiB) = 2 blocks.
+  static_assert(PlanOf<100 * 1024>::blocks_per_sm(128, 32) == 2);
+  // Threads: 2048 / 1024 = 2 blocks, though shared memory would hold 228.
+  static_assert(PlanOf<16>::blocks_per_sm(1024, 32) == 2);
+  // Block slots: one warp a block, 32 registers: 32 blocks, not the 64 threads would allow.
+  static_assert(PlanOf<16>::blocks_per_sm(32, 32) == 32);
+  // Registers: five warps a block at 40 registers; shared memory (20 KiB) holds 10 blocks,
+  // threads 12, but 10 blocks put 13 warps in one bank (13 x 32 x 40 > 16K): 9 blocks.
+  static_assert(PlanOf<20 * 1024>::blocks_per_sm(160, 40) == 9);
+  // A partial warp takes a whole warp's registers and thread slots.
+  static_assert(PlanOf<16>::blocks_per_sm(100, 64) == PlanOf<16>::blocks_per_sm(128, 64));
+  // A block that fits nowhere twice still gets one (the launch reports what does not fit).
+  static_assert(PlanOf<200 * 1024>::blocks_per_sm(1024, 255) == 1);
+  SUCCEED();
+}
+
 using Pipeline = linpipe::ProducerConsumerPipeline<2, linpipe::HostBackend<2>>;
 using Stage = Pipeline::ConsumerStageType;
 
