@@ -148,6 +148,11 @@ __device__ __forceinline__ void store_tile(const float (&acc)[accumulators],
 // first warp of each consumer warpgroup (wgmma.wait_group retires a group for the whole
 // warpgroup, so one arrival speaks for its four warps). Each releases a stage whose wgmma
 // group has retired through ReleaseToCluster: lane r arrives on cluster CTA r's empty barrier.
+// At CTA scope: only wgmma reads the slots, and wait_group has retired those reads before the
+// release, so the cluster-scope fence (a MEMBAR that also waits for the group still in flight)
+// orders nothing that needs it.
+template <int Cluster>
+using ConsumerRelease = ReleaseToCluster<Cluster, ReleaseScope::cta>;
 __device__ std::uint32_t signalling_warps(bool warpgroup_release) {
   return (warpgroup_release ? 1 : 4) * consumer_warpgroups;
 }
@@ -162,7 +167,7 @@ __device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared,
                                         bool warpgroup_release) {
   Storage& storage = shared.pipeline;
   const int warpgroup = static_cast<int>(me.consumer());
-  const ReleaseToCluster<Cluster> release{me.lane(),
+  const ConsumerRelease<Cluster> release{me.lane(),
                                           !warpgroup_release || me.warp_in_consumer() == 0};
   float acc[accumulators];
 #pragma unroll
@@ -170,7 +175,7 @@ __device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared,
   for (const WorkItem tile : cluster_items<Cluster>(schedule)) {
     const int tn = static_cast<int>(tile.tile_x);
     const int tm = static_cast<int>(tile.tile_y) * Cluster + static_cast<int>(rank);
-    StageLag<typename Pipe::ConsumerStageType, 1, ReleaseToCluster<Cluster>> retiring(release);
+    StageLag<typename Pipe::ConsumerStageType, 1, ConsumerRelease<Cluster>> retiring(release);
     for (int kt = 0; kt < k_tiles; ++kt) {
       auto stage = pipe.acquire_consumer();
       const std::uint32_t a =
@@ -214,7 +219,7 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
     // Full: one arrival (the producer's expect-tx) plus the bytes; empty: what the consumers'
     // release policy says its signalling warps arrive, across the cluster.
     Pipeline(storage.barriers)
-        .init_mbars(1, ReleaseToCluster<Cluster>::empty_arrive_count(signalling_warps(warpgroup_release)));
+        .init_mbars(1, ConsumerRelease<Cluster>::empty_arrive_count(signalling_warps(warpgroup_release)));
     ptx::prefetch_tensormap(&map_a);
     ptx::prefetch_tensormap(&map_b);
     ptx::prefetch_tensormap(&map_c);

@@ -56,6 +56,12 @@ class EmptyBarrier {
   {
     handle_.arrive_cluster(cta_rank);
   }
+  // The same, released at CTA scope: for slots whose reads completed before the release.
+  LINPIPE_HOST_DEVICE void arrive_cluster_release_cta(std::uint32_t cta_rank) const
+    requires requires(const Handle& h) { h.arrive_cluster_release_cta(cta_rank); }
+  {
+    handle_.arrive_cluster_release_cta(cta_rank);
+  }
   // The barrier's address, for instructions that name a barrier themselves.
   LINPIPE_HOST_DEVICE auto address() const { return handle_.address(); }
 

@@ -81,6 +81,10 @@ class MbarHandle {
   LINPIPE_DEVICE inline void arrive_cluster(std::uint32_t cta_rank) const {
     ptx::mbarrier_arrive_cluster(bar_, cta_rank);
   }
+  // The same, released at CTA scope (see ptx::mbarrier_arrive_cluster_release_cta).
+  LINPIPE_DEVICE inline void arrive_cluster_release_cta(std::uint32_t cta_rank) const {
+    ptx::mbarrier_arrive_cluster_release_cta(bar_, cta_rank);
+  }
   // The remote forms of the above, on the barrier at this offset in CTA cta_rank of the
   // cluster: announce (and arrive for) bytes a copy will deliver there, or mark them delivered.
   LINPIPE_DEVICE inline void arrive_expect_tx_cluster(std::uint32_t cta_rank,

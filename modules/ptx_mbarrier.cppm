@@ -184,6 +184,28 @@ LINPIPE_DEVICE inline void mbarrier_arrive_cluster(std::uint64_t* bar, std::uint
 }
 
 // mapa.shared::cluster.u32 remote, addr, cta_rank;
+// mbarrier.arrive.release.cta.shared::cluster.b64 _, [remote];
+// PTX ISA 8.0, SM_90. As mbarrier_arrive_cluster, but the release is at CTA scope: no
+// cluster-wide fence before the arrival (which ptxas emits as a MEMBAR that also waits for the
+// thread's wgmma still in flight). For a slot whose reads have all completed before the
+// release, as wgmma operands retired by wgmma.wait_group have: CUTLASS's consumer_release
+// arrives the same way (mbarrier.arrive.shared::cluster, whose default is .release.cta).
+LINPIPE_DEVICE inline void mbarrier_arrive_cluster_release_cta(std::uint64_t* bar,
+                                                               std::uint32_t cta_rank) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n\t.reg .b32 remote;\n\t"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n\t"
+      "mbarrier.arrive.release.cta.shared::cluster.b64 _, [remote];\n\t}" ::"r"(
+          shared_address(bar)),
+      "r"(cta_rank)
+      : "memory");
+#else
+  linpipe_ptx_mbarrier_cluster_is_not_supported_before_SM_90();
+#endif
+}
+
+// mapa.shared::cluster.u32 remote, addr, cta_rank;
 // PTX ISA 7.8, SM_90. The `.shared::cluster` address of the same shared-memory offset in CTA
 // cta_rank of this cluster (its own rank gives this CTA's own object): what the remote forms
 // below and a multicast copy's peers address.

@@ -47,7 +47,17 @@ struct ReleaseStage {
 // warp arrives on the empty barrier of CTA r (ClusterCtas == 1: lane 0, locally), and every
 // lane ends its claim. A non-signalling warp only ends its claim: use it when one warp's
 // arrival speaks for others (wgmma.wait_group retires a group for its whole warpgroup).
-template <std::uint32_t ClusterCtas = 1>
+//
+// Scope (ClusterCtas > 1): how far the arrival's release reaches. `cluster` (the default)
+// orders every earlier access of the lane for the whole cluster, so it is right whatever read
+// the slot; ptxas puts a MEMBAR before it that also waits for the lane's wgmma still in
+// flight (ncu: 69% of the 2-CTA GEMM's stall cycles). `cta` releases at CTA scope, with no such
+// fence: for slots whose every read completed before the release (wgmma operands retired by
+// wgmma.wait_group; loads whose values were used), where no earlier access of this lane can
+// still see a later refill. CUTLASS's consumer_release arrives that way.
+enum class ReleaseScope { cluster, cta };
+
+template <std::uint32_t ClusterCtas = 1, ReleaseScope Scope = ReleaseScope::cluster>
 struct ReleaseToCluster {
   static_assert(ClusterCtas >= 1 && ClusterCtas <= 16,
                 "linpipe::ReleaseToCluster<ClusterCtas>: a cluster holds 1..16 CTAs");
@@ -74,7 +84,13 @@ struct ReleaseToCluster {
       if constexpr (ClusterCtas == 1) {
         if (lane == 0) stage.arrive();
       } else {
-        if (lane < ClusterCtas) stage.mbar().arrive_cluster(lane);
+        if (lane < ClusterCtas) {
+          if constexpr (Scope == ReleaseScope::cta) {
+            stage.mbar().arrive_cluster_release_cta(lane);
+          } else {
+            stage.mbar().arrive_cluster(lane);
+          }
+        }
       }
     }
     stage.release_without_signal();
