@@ -20,7 +20,8 @@ compared, as is the configuration attention_config_for picks (the default). CUDA
 that when causal. Before timing, linpipe's output is checked against torch's (max |difference|).
 The table comes last. --before LIB2: an A/B of two builds (LIB2 the one before a change), each
 configuration of both timed in turn on the same tensors, checked against torch too; a second
-table gives each configuration's speed after / before (above 1: faster now). --once: each linpipe configuration and each torch backend runs once on
+table gives each configuration's speed after / before (above 1: faster now): every configuration
+where LIB2 has the grouped entry point, else the eight an older build has. --once: each linpipe configuration and each torch backend runs once on
 each case, untimed, with no table (for a profiler such as ncu); --once-schedules LIST: only these
 linpipe configurations then, "default" (attention_config_for's) or an index into SCHEDULES
 (0: in order, a CTA per query block), e.g. "default,0".
@@ -119,6 +120,11 @@ def main(argv):
     grouped = load_grouped(args.lib)
     rule = load_rule(args.lib)
     before_build = load(args.before) if args.before else None
+    # A build with the grouped entry point also has the dynamic grid and three warpgroups: every
+    # configuration is then compared; an older one, the eight it has.
+    before_grouped = None
+    if args.before and hasattr(ctypes.CDLL(args.before), "linpipe_attention_config_bf16"):
+        before_grouped = load_grouped(args.before)
     device = torch.cuda.get_device_name()
     print(f"device: {device}, torch {torch.__version__}")
     rows = []
@@ -151,8 +157,8 @@ def main(argv):
 
         def ours(schedule, build=attention, packed_heads=0):
             overlap, pingpong, persistent, dynamic, wide = schedule
-            if build is attention:
-                status = grouped(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
+            if build is attention or before_grouped is not None:
+                status = (grouped if build is attention else before_grouped)(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
                                  lse.data_ptr(), batch, heads, kv_heads, seq, head_dim, int(causal),
                                  scale, overlap, pingpong, persistent, dynamic, packed_heads, 3 if wide else 2,
                                  stream)
@@ -183,8 +189,9 @@ def main(argv):
             out.zero_()
             ours(schedule)
             errors.append((out.float() - reference.float()).abs().max().item())
-        # A build from before has no dynamic grid and no three warpgroups.
-        before_schedules = [schedule for schedule in SCHEDULES if not schedule[3] and not schedule[4]]
+        # A build from before grouped heads has no dynamic grid and no three warpgroups.
+        before_schedules = (offered if before_grouped is not None else
+                            [schedule for schedule in SCHEDULES if not schedule[3] and not schedule[4]])
         if before is not None:
             for schedule in before_schedules:
                 out.zero_()
@@ -204,8 +211,9 @@ def main(argv):
         ours_ms, before_ms = [], []
         for schedule in SCHEDULES:  # after and before in turn, so drift hits both alike
             ours_ms.append(median_ms(lambda: ours(schedule), rounds=rounds) if schedule in offered else math.inf)
-            if before is not None and schedule in before_schedules:
-                before_ms.append(median_ms(lambda: ours(schedule, before), rounds=rounds))
+            if before is not None:
+                before_ms.append(median_ms(lambda: ours(schedule, before), rounds=rounds)
+                                 if schedule in before_schedules else math.inf)
         if before is not None:
             ab_rows.append((head_dim, seq, causal, ours_ms, before_ms))
         if group > 1:  # the fastest configuration again, with packing off
@@ -224,7 +232,7 @@ def main(argv):
         # One line a case as it finishes (the tables come at the end), so a run cut short by a
         # time limit still says what it measured.
         fastest = min(ours_ms)
-        after_before = (f", best after/before {min(before_ms) / min(ours_ms[i] for i, s in enumerate(SCHEDULES) if s in before_schedules):.3f}"
+        after_before = (f", best after/before {min(before_ms) / min(a for a, b in zip(ours_ms, before_ms) if b != math.inf):.3f}"
                         if before_ms else "")
         print(f"case d{head_dim} s{seq} {'causal' if causal else 'full'} g{group}: linpipe {fastest:.3f} ms "
               f"({SCHEDULE_NAMES[ours_ms.index(fastest)]}), {best} {timed.get(best, float('nan')):.3f} ms, "
@@ -265,17 +273,21 @@ def main(argv):
     if ab_rows:
         print()
         print("A/B: speed after / before (above 1: faster after)")
-        compared = [i for i, schedule in enumerate(SCHEDULES) if not schedule[3] and not schedule[4]]
+        compared = [i for i in range(len(SCHEDULES)) if any(row[4][i] != math.inf for row in ab_rows)]
         print("| head dim | seq | mask | " + " | ".join(SCHEDULE_NAMES[i] for i in compared)
               + " | best before ms | best after ms | best after / before |")
         print("|---:|---:|---|" + "---:|" * len(compared) + "---:|---:|---:|")
         for head_dim, seq, causal, after_ms, before_ms in ab_rows:
-            after_compared = [after_ms[i] for i in compared]
+            pairs = [(after_ms[i], before_ms[i]) for i in compared]
+            both = [(a, b) for a, b in pairs if b != math.inf]
             print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | "
-                  + " | ".join(f"{b / a:.3f}" for a, b in zip(after_compared, before_ms))
-                  + f" | {min(before_ms):.3f} | {min(after_compared):.3f} | {min(before_ms) / min(after_compared):.3f} |")
-        ratios = [b / after_ms[i] for _, _, _, after_ms, before_ms in ab_rows for i, b in zip(compared, before_ms)]
-        best = [min(b) / min(a[i] for i in compared) for _, _, _, a, b in ab_rows]
+                  + " | ".join(f"{b / a:.3f}" if b != math.inf else "-" for a, b in pairs)
+                  + f" | {min(b for _, b in both):.3f} | {min(a for a, _ in both):.3f} "
+                  f"| {min(b for _, b in both) / min(a for a, _ in both):.3f} |")
+        ratios = [b / a for _, _, _, after_ms, before_ms in ab_rows for a, b in zip(after_ms, before_ms)
+                  if b != math.inf]
+        best = [min(bb for bb in b if bb != math.inf) / min(aa for aa, bb in zip(a, b) if bb != math.inf)
+                for _, _, _, a, b in ab_rows]
         print(f"\nall configurations: after / before {min(ratios):.3f}-{max(ratios):.3f}; "
               f"best of each: {min(best):.3f}-{max(best):.3f}")
     return 0
