@@ -10,11 +10,7 @@ dir=$1 before=$2 out=$3
 source "$(dirname "$0")/run_common.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
 run_tests "$out" gpu_attention_test gpu_attention_graph_test
-for tool in synccheck racecheck; do
-  run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_attention_test" \
-    --gtest_filter='*s127*:*s129*:*s300d64Causal*:AttentionHeads.*' > "$out/sanitizer_attention_$tool.log" 2>&1
-  echo "$tool attention: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) ' "$out/sanitizer_attention_$tool.log" | tr '\n' ' ')"
-done
+sanitize "$out" gpu_attention_test '*s127*:*s129*:*s300d64Causal*:AttentionHeads.*'
 ab() {  # ab NAME attention_bench.py-args...
   local name=$1
   shift

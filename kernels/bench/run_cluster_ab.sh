@@ -10,11 +10,7 @@ dir=$1 before=$2 out=$3
 source "$(dirname "$0")/run_common.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
 run_tests "$out" gpu_gemm_test gpu_gemm_test_release
-for tool in synccheck racecheck; do
-  run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/gpu_gemm_test_release" \
-    --gtest_filter='GemmSanitizer.*' > "$out/sanitizer_gemm_$tool.log" 2>&1
-  echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer_gemm_$tool.log")"
-done
+sanitize "$out" gpu_gemm_test_release 'GemmSanitizer.*'
 ncu --section SpeedOfLight --section WarpStateStats --kernel-name "regex:(^|::)gemm_kernel" \
   --launch-skip 4 --launch-count 2 "$dir/gemm_bench" --quick --shape 4096x4096x4096 \
   > "$out/gemm_cluster_ncu.txt" 2>&1 || status=1

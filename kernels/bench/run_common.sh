@@ -1,7 +1,8 @@
 # Sourced by the GPU-machine A/B scripts (run_gemm_ab.sh, run_attention_ab.sh): `run` runs a
 # command and records a failure in $status without stopping; `run_tests LOGDIR BIN...` runs
 # each GoogleTest binary from $dir, logs it to LOGDIR/BIN.log and prints its verdict and the
-# first failures.
+# first failures; `sanitize LOGDIR BIN FILTER` runs synccheck and racecheck on BIN's tests
+# matching FILTER and prints each one's summary.
 status=0
 run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 run_tests() {
@@ -11,5 +12,13 @@ run_tests() {
     run "$dir/$t" > "$logs/$t.log" 2>&1
     echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/$t.log" | tr '\n' ' ' | cut -c1-200)"
     grep -E "^\[  FAILED" "$logs/$t.log" | head -5
+  done
+}
+sanitize() {
+  local logs=$1 bin=$2 filter=$3 tool
+  for tool in synccheck racecheck; do
+    run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/$bin" --gtest_filter="$filter" \
+      > "$logs/sanitizer_${bin}_$tool.log" 2>&1
+    echo "$tool $bin: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) ' "$logs/sanitizer_${bin}_$tool.log" | tr '\n' ' ')"
   done
 }
