@@ -74,14 +74,17 @@ struct AttentionConfig {
 };
 
 // The configuration attention_bf16 uses when none is given: per shape, the fastest of the 18
-// configurations measured (docs/benchmarks.md has the tables), put as a rule. Always a
-// persistent grid (a CTA per SM: the next block's loads run under this block's stores).
+// configurations measured (docs/benchmarks.md has the tables), put as a rule. A persistent
+// grid (a CTA per SM: the next block's loads run under this block's stores) except where said.
 // - Head dim 64, seq >= 2048, every query head its own K/V head: three consumer warpgroups, in
 //   order (the extra warps hide the softmax; below seq 2048 a 192-row block has too few K/V
 //   tiles to repay its longer prologue and epilogue); causal from seq 4096 also dynamic.
 //   Grouped heads keep two warpgroups, so that a CTA can pack them.
 // - Head dim 64 below seq 2048: in order; causal: overlapped and dynamic.
-// - Head dim 128: overlapped and dynamic, except in order and static at seq <= 512 full.
+// - Head dim 128, full mask: in order up to seq 2048, overlapped above (one Q stage at head dim
+//   128, so a persistent CTA's next Q loads under its last tile's softmax and P V).
+// - Head dim 128, causal: in order; below seq 2048 dynamic, from 2048 a CTA per query block
+//   (not persistent).
 AttentionConfig attention_config_for(const AttentionShape& shape);
 
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually

@@ -76,29 +76,44 @@ __device__ __forceinline__ void pv_step(KvPipeline& v_pipe, SharedMemory<B>& sha
 // One consumer warpgroup (all 128 threads), one step at a time: S = Q K^T, the softmax, then
 // O += P V, each waiting for the last (the reference schedule). Two turns a tile.
 template <class B, bool PingPong>
-__device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
-                                 SharedMemory<B>& shared, const CUtensorMap* map_o, float* lse,
-                                 const ConsumerTask& task) {
+__device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, KvPipeline& k_pipe,
+                                 KvPipeline& v_pipe, SharedMemory<B>& shared,
+                                 const CUtensorMap* map_o, float* lse, const ConsumerTask& task) {
   const AccumulatorPlace f(threadIdx.x % 128);
   float o[B::head_dim / 2];
 #pragma unroll
   for (float& x : o) x = 0.0f;
   RowStats stats;
   IssueTurns<B, PingPong> turns(task.warpgroup, 2 * task.tiles);
-
-  auto q = q_pipe.acquire_consumer();  // held until every tile is done
-  const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
-  for (int j = 0; j < task.tiles; ++j) {
-    float s[64];
-    score_step<B>(k_pipe, shared, q_desc, turns, s);
+  // The softmax of tile j's S, then O += P V.
+  const auto softmax_and_pv = [&](float (&s)[64], int j) __attribute__((always_inline)) {
     std::uint32_t p[32];
     float rescale[2];
     softmax_tile(s, rescale, stats, f, task, j * block_kv);
     pack_p(s, p);
     rescale_rows(o, rescale);
     pv_step<B>(v_pipe, shared, o, p, turns);
+  };
+
+  auto q = q_pipe.acquire_consumer();
+  const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
+  // With one Q stage the next block's Q waits for this release, so the last tile is peeled to
+  // free Q after its S. With two, Q is held to the end (the peeled loop costs the
+  // three-warpgroup kernels 112 bytes of spills).
+  constexpr int peeled = B::q_stages == 1 ? 1 : 0;
+  for (int j = 0; j + peeled < task.tiles; ++j) {
+    float s[64];
+    score_step<B>(k_pipe, shared, q_desc, turns, s);
+    softmax_and_pv(s, j);
   }
-  q.release();
+  if constexpr (peeled == 1) {
+    float s[64];
+    score_step<B>(k_pipe, shared, q_desc, turns, s);
+    q.release();
+    softmax_and_pv(s, task.tiles - 1);
+  } else {
+    q.release();
+  }
   store_rows<B>(o, stats, f, task, shared.staging[task.warpgroup], map_o, lse);
 }
 
@@ -106,11 +121,11 @@ __device__ __forceinline__ void consume_in_order(QPipeline& q_pipe, KvPipeline& 
 // issues S(j+1) = Q K(j+1)^T and then O += P(j) V(j) as two wgmma groups, waits for the first
 // only, and computes P(j+1) in fp32 while the second runs; once that group has retired (it
 // reads P(j)'s registers and writes O), P(j+1) is packed to bf16 and O rescaled. A turn per
-// tile and one more (the last P V).
+// tile and one more (the last P V). Q is freed after the last S, before the last P V.
 template <class B, bool PingPong>
-__device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
-                                   SharedMemory<B>& shared, const CUtensorMap* map_o, float* lse,
-                                   const ConsumerTask& task) {
+__device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe, KvPipeline& k_pipe,
+                                   KvPipeline& v_pipe, SharedMemory<B>& shared,
+                                   const CUtensorMap* map_o, float* lse, const ConsumerTask& task) {
   const AccumulatorPlace f(threadIdx.x % 128);
   float o[B::head_dim / 2];
 #pragma unroll
@@ -119,7 +134,7 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
   std::uint32_t p[32];  // P of the tile whose V comes next
   IssueTurns<B, PingPong> turns(task.warpgroup, task.tiles + 1);
 
-  auto q = q_pipe.acquire_consumer();  // held until every tile is done
+  auto q = q_pipe.acquire_consumer();  // held until the last S
   const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
   {
     float s[64];
@@ -157,8 +172,8 @@ __device__ __forceinline__ void consume_overlapped(QPipeline& q_pipe, KvPipeline
     pack_p(s, p);
     rescale_rows(o, rescale);
   }
+  q.release();  // every S has retired (the last wait_group above)
   pv_step<B>(v_pipe, shared, o, p, turns);  // the last tile's P V
-  q.release();
   store_rows<B>(o, stats, f, task, shared.staging[task.warpgroup], map_o, lse);
 }
 

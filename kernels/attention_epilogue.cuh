@@ -1,4 +1,4 @@
-// The end of a warpgroup's rows: O / sum stored through the warpgroup's staging box and the
+// The end of a warpgroup's rows: O / sum stored through the warpgroup's staging boxes and the
 // tensor copy engine, and the log-sum-exp stored from registers.
 // Part of attention_kernels.cu (see there); included in order, after `import linpipe;`.
 #pragma once
@@ -6,15 +6,16 @@
 namespace linpipe::kernels {
 namespace {
 
-// O / sum (bf16) for the warpgroup's 64 rows, 64 columns at a time: written into the staging
-// box and stored by one TMA store at (column, task.query0) of plane task.head (the map's box:
-// the warpgroup's rows of each of its heads, head by head); the map drops rows past the
-// sequence. Then the log-sum-exp (natural log) of each of the thread's rows inside the
+// O / sum (bf16) for the warpgroup's 64 rows, written into its staging boxes (64 columns
+// each), then stored by one TMA store a box at (column, task.query0) of plane task.head (the
+// map's box: the warpgroup's rows of each of its heads, head by head); the map drops rows past
+// the sequence. One begin() and one store() a query block: two warpgroup barriers. Then the log-sum-exp (natural log) of each of the thread's rows inside the
 // sequence. Inlined: a call would pass O through local memory.
 template <class B>
 __device__ __forceinline__ void store_rows(const float (&o)[B::head_dim / 2], const RowStats& stats,
                                            const AccumulatorPlace& f, const ConsumerTask& task,
-                                           StoreBox& box, const CUtensorMap* map_o, float* lse) {
+                                           StoreBox (&boxes)[B::head_dim / box_cols],
+                                           const CUtensorMap* map_o, float* lse) {
   constexpr float ln2 = 0.6931471805599453f;
   float inverse[2], sum[2];
 #pragma unroll
@@ -24,12 +25,15 @@ __device__ __forceinline__ void store_rows(const float (&o)[B::head_dim / 2], co
   }
   const typename B::OutputStore staged(B::Roles::this_thread());
   const BoxWriter writer(f);
+  staged.begin();
 #pragma unroll
-  for (int c = 0; c < B::head_dim / box_cols; ++c) {
-    staged.begin();
-    writer.write(box, o, c * (box_cols / 8), inverse);
-    staged.store([&] { ptx::tma_store_3d(map_o, c * box_cols, task.query0, task.head, box.elems); });
-  }
+  for (int c = 0; c < B::head_dim / box_cols; ++c) writer.write(boxes[c], o, c * (box_cols / 8), inverse);
+  staged.store([&] {
+#pragma unroll
+    for (int c = 0; c < B::head_dim / box_cols; ++c) {
+      ptx::tma_store_3d(map_o, c * box_cols, task.query0, task.head, boxes[c].elems);
+    }
+  });
   if (lse == nullptr || threadIdx.x % 4 != 0) return;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {

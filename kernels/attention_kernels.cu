@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(B::Roles::threads, 1)
   if (issuer) {
     // Full: one arrival (the producer's expect-tx) plus the bytes; empty: every consumer
     // thread, each releasing its stages itself (ReleaseStage).
-    QPipeline(shared.q.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
+    typename B::QPipeline(shared.q.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
     KvPipeline(shared.k.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
     KvPipeline(shared.v.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
     ptx::prefetch_tensormap(&map_q);
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(B::Roles::threads, 1)
   }
   __syncthreads();
 
-  QPipeline q_pipe(shared.q.barriers, "attention q");
+  typename B::QPipeline q_pipe(shared.q.barriers, "attention q");
   KvPipeline k_pipe(shared.k.barriers, "attention k");
   KvPipeline v_pipe(shared.v.barriers, "attention v");
   // The producer warpgroup gives its registers to the consumers' accumulators.

@@ -223,10 +223,16 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
       config.overlap_softmax = shape.causal;
       config.dynamic = shape.causal;
     }
+  } else if (!shape.causal) {
+    // In order while a query block's K/V tiles are few (its one Q stage then reloads under
+    // the last tile's softmax as well as its P V); overlapped above seq 2048.
+    config.overlap_softmax = shape.seq > 2048;
   } else {
-    const bool short_full = !shape.causal && shape.seq <= 512;
-    config.overlap_softmax = !short_full;
-    config.dynamic = !short_full;
+    // Causal: in order; below seq 2048 persistent and dynamic, from 2048 a CTA per block (a
+    // persistent CTA's one Q stage reloads between blocks; fresh CTAs load theirs while the
+    // SM still runs others).
+    config.persistent = shape.seq < 2048;
+    config.dynamic = shape.seq < 2048;
   }
   return config;
 }

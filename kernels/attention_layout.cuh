@@ -1,6 +1,6 @@
 // The attention kernel's blocking, tiles, pipelines and shared memory: a producer warpgroup and
 // two or three consumer warpgroups of 64 query rows each; Q, K and V tiles as 128B-swizzled
-// boxes, one pipeline each; one staging box per consumer warpgroup for the output; and the
+// boxes, one pipeline each; each consumer warpgroup's output rows staged whole; and the
 // constants every other part uses.
 // Part of attention_kernels.cu (see there); included in order, after `import linpipe;`.
 #pragma once
@@ -11,9 +11,6 @@ namespace {
 constexpr int block_kv = attention_block_kv;
 constexpr int box_cols = attention_box_cols;  // one 128-byte swizzle span of bf16
 constexpr int kv_stages = 2;
-// Two: a persistent CTA's producer loads the next query block while the consumers still hold
-// this one (one stage would leave every tile's first loads exposed).
-constexpr int q_stages = 2;
 static_assert(block_kv == 128, "S is one m64n128 accumulator a warpgroup");
 
 // `Rows` rows (queries or keys) x HeadDim, as HeadDim / 64 boxes of Rows x 64 (128B-swizzled
@@ -48,27 +45,33 @@ struct Blocking {
   // warpgroup's own (the staged store's).
   using Turns = OrderedTurns<Warpgroups, Roles::threads_per_consumer, 1>;
   using OutputStore = StagedStore<Roles, Turns::end_barrier>;
+  // Q stages. Two at head dim 64: a persistent CTA's producer loads the next query block while
+  // the consumers still hold this one. One at head dim 128, where a second (32 KiB) leaves no
+  // room to stage a warpgroup's output rows whole: the consumers free Q after their last
+  // S = Q K^T, and the next block's Q loads under the last P V and the epilogue.
+  static constexpr int q_stages = HeadDim == 128 ? 1 : 2;
+  using QPipeline = ProducerConsumerPipeline<q_stages>;
   using QTile = Tile<HeadDim, block_q>;
   using KvTile = Tile<HeadDim, block_kv>;
 };
 
-// The epilogue's staging: a consumer warpgroup writes 64 columns of its 64 output rows here at
-// a time (128B-swizzled, as O's tensor map stores them) and one TMA store moves them to O.
-// One box per warpgroup, not a whole 64 x HeadDim block: at head dim 128, two such blocks
-// beside two stages each of Q, K and V would not fit a block's shared memory.
+// The epilogue's staging: a consumer warpgroup writes all its 64 output rows here, 64 columns
+// a box (128B-swizzled, as O's tensor map stores them), and one TMA store a box moves them to
+// O. Whole rows, not one box reused: a reused box must wait for its last store to read it
+// before the next write, a wait and two more warpgroup barriers between a persistent CTA's
+// query blocks (head dim 128, seq 2048: 7% slower than O stored from registers).
 using StoreBox = SwizzledBox;
 static_assert(attention_o_box_rows == StoreBox::rows && box_cols == StoreBox::cols,
               "attention_kernels.h: O's tensor-map box is one consumer warpgroup's SwizzledBox");
 
-using QPipeline = ProducerConsumerPipeline<q_stages>;
 using KvPipeline = ProducerConsumerPipeline<kv_stages>;
 
 template <class B>
 struct SharedMemory {
-  PipelineStorage<QPipeline, typename B::QTile> q;
+  PipelineStorage<typename B::QPipeline, typename B::QTile> q;
   PipelineStorage<KvPipeline, typename B::KvTile> k;
   PipelineStorage<KvPipeline, typename B::KvTile> v;
-  StoreBox staging[B::warpgroups];
+  StoreBox staging[B::warpgroups][B::head_dim / box_cols];
   AttentionClaimedSchedule::Shared work;  // the dynamic kernels' ring of claimed positions
 };
 // The launch's shared-memory bytes, checked against the block's budget where declared.

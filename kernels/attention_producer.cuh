@@ -23,7 +23,7 @@ __device__ void load_tile(TileT& tile, const CUtensorMap* map, int row, int head
 // released as soon as its loads are issued (the full barrier's expect-tx is the signal), so
 // the next block's loads start as soon as stages free up; drain() before exit.
 template <class B, class Items>
-__device__ void produce(QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
+__device__ void produce(typename B::QPipeline& q_pipe, KvPipeline& k_pipe, KvPipeline& v_pipe,
                         SharedMemory<B>& shared, const CUtensorMap* map_q,
                         const CUtensorMap* map_k, const CUtensorMap* map_v, Items&& items,
                         const HeadPacking& packing, int seq, bool causal) {

@@ -101,7 +101,7 @@ TEST_P(AttentionGraph, DefaultCapturedOnAFreshStreamMatchesADirectLaunch) {
 
 // Each takes the dynamic schedule by default: two warpgroups at head dim 64 and 128, and three.
 INSTANTIATE_TEST_SUITE_P(Defaults, AttentionGraph,
-                         ::testing::Values(GraphCase{4, 300, 64, true}, GraphCase{2, 1024, 128, false},
+                         ::testing::Values(GraphCase{4, 300, 64, true}, GraphCase{2, 1024, 128, true},
                                            GraphCase{2, 4096, 64, true}),
                          [](const ::testing::TestParamInfo<GraphCase>& info) {
                            const GraphCase& c = info.param;

@@ -412,8 +412,8 @@ TEST(AttentionArguments, PackedHeadsRule) {
 }
 
 // The default configuration's rule (attention_config_for), as attention.h states it, shape by
-// shape: always a persistent grid; three warpgroups only at head dim 64 from seq 2048 and only
-// with a K/V head per query head.
+// shape: a persistent grid but for head dim 128 causal from seq 2048; three warpgroups only at
+// head dim 64 from seq 2048 and only with a K/V head per query head.
 TEST(AttentionArguments, DefaultConfigurationRule) {
   struct RuleCase {
     int head_dim, seq;
@@ -421,6 +421,7 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
     int kv_heads;  // of 16 query heads
     bool overlap, dynamic;
     int warpgroups;
+    bool persistent = true;
   };
   const RuleCase cases[] = {
       {64, 512, false, 16, false, false, 2},   {64, 512, true, 16, true, true, 2},
@@ -429,8 +430,11 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
       {64, 4096, true, 16, false, true, 3},    {64, 16384, false, 16, false, false, 3},
       {64, 16384, true, 16, false, true, 3},   {64, 4096, false, 2, false, false, 2},
       {64, 4096, true, 1, true, true, 2},      {128, 512, false, 16, false, false, 2},
-      {128, 512, true, 16, true, true, 2},     {128, 1024, false, 16, true, true, 2},
-      {128, 16384, false, 16, true, true, 2},  {128, 16384, true, 2, true, true, 2},
+      {128, 512, true, 16, false, true, 2},    {128, 1024, false, 16, false, false, 2},
+      {128, 1024, true, 2, false, true, 2},    {128, 2048, false, 16, false, false, 2},
+      {128, 2048, true, 16, false, false, 2, false},
+      {128, 4096, false, 16, true, false, 2},  {128, 16384, false, 16, true, false, 2},
+      {128, 16384, true, 2, false, false, 2, false},
   };
   for (const RuleCase& want : cases) {
     AttentionShape shape;
@@ -442,7 +446,7 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
     const linpipe::kernels::AttentionConfig c = linpipe::kernels::attention_config_for(shape);
     SCOPED_TRACE(testing::Message() << "head dim " << want.head_dim << " seq " << want.seq << " causal "
                                     << want.causal << " kv heads " << want.kv_heads);
-    EXPECT_TRUE(c.persistent);
+    EXPECT_EQ(c.persistent, want.persistent);
     EXPECT_EQ(c.overlap_softmax, want.overlap);
     EXPECT_EQ(c.dynamic, want.dynamic);
     EXPECT_EQ(c.query_warpgroups, want.warpgroups);
