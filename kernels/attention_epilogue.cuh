@@ -9,8 +9,9 @@ namespace {
 // O / sum (bf16) for the warpgroup's 64 rows, written into its staging boxes (64 columns
 // each), then stored by one TMA store a box at (column, task.query0) of plane task.head (the
 // map's box: the warpgroup's rows of each of its heads, head by head); the map drops rows past
-// the sequence. One begin() and one store() a query block: two warpgroup barriers. Then the log-sum-exp (natural log) of each of the thread's rows inside the
-// sequence. Inlined: a call would pass O through local memory.
+// the sequence. One begin() and one store() a query block: two warpgroup barriers. Then the
+// log-sum-exp (natural log) of each of the thread's rows inside the sequence. Inlined: a call
+// would pass O through local memory.
 template <class B>
 __device__ __forceinline__ void store_rows(const float (&o)[B::head_dim / 2], const RowStats& stats,
                                            const AccumulatorPlace& f, const ConsumerTask& task,
