@@ -49,7 +49,8 @@ struct RmsNorm {
   // A one-stage shape runs one-shot: a CTA lives for one tile, so an SM overlaps one CTA's
   // loads only with other CTAs' work, and as many CTAs as shared memory allows should be
   // resident. Left alone, the compiler spends 60-73 registers on unrolling, which caps
-  // residency at half that at n <= 2048. Deeper rings keep their loads in flight themselves.
+  // residency at about half of what shared memory allows at n <= 2048. Deeper rings keep
+  // their loads in flight themselves.
   static constexpr int ctas_per_sm = Stages > 1 ? 1 : Plan::blocks_per_sm(Roles::threads, 40);
   // Under a register cap, two vectors of x and w in flight in the scaling pass (four spill at
   // n = 1024, where the pass unrolls whole).
@@ -230,8 +231,8 @@ __device__ void normalise_tiles_threads(typename K::Pipeline& pipe, typename K::
     const auto& rows = shared.ring[stage].rows;
     const std::uint32_t count = rows_owned<K::rows_per_warp>(tile, first);
     for (std::uint32_t r = 0; r < count; ++r) {
-      normalise_row<K::n, K::scale_unroll>(rows[first + r], weight, y + (tile.origin.y + first + r) * K::n,
-                          eps, me.lane());
+      normalise_row<K::n, K::scale_unroll>(rows[first + r], weight,
+                                           y + (tile.origin.y + first + r) * K::n, eps, me.lane());
     }
     __syncwarp();  // every lane has read the slot before lane 0 frees it
     typename K::Release{me.lane()}(std::move(stage));

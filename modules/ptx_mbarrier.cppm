@@ -186,10 +186,11 @@ LINPIPE_DEVICE inline void mbarrier_arrive_cluster(std::uint64_t* bar, std::uint
 // mapa.shared::cluster.u32 remote, addr, cta_rank;
 // mbarrier.arrive.release.cta.shared::cluster.b64 _, [remote];
 // PTX ISA 8.0, SM_90. As mbarrier_arrive_cluster, but the release is at CTA scope: no
-// cluster-wide fence before the arrival (which ptxas emits as a MEMBAR that also waits for the
-// thread's wgmma still in flight). For a slot whose reads have all completed before the
-// release, as wgmma operands retired by wgmma.wait_group have: CUTLASS's consumer_release
-// arrives the same way (mbarrier.arrive.shared::cluster, whose default is .release.cta).
+// cluster-wide fence before the arrival (a memory barrier that, by ncu, stalled the 2-CTA
+// GEMM's warps, each with a wgmma group in flight, for 69% of their cycles). For a slot whose
+// reads have all completed before the release, as wgmma operands retired by wgmma.wait_group
+// have: CUTLASS's consumer_release arrives the same way (mbarrier.arrive.shared::cluster,
+// whose default is .release.cta).
 LINPIPE_DEVICE inline void mbarrier_arrive_cluster_release_cta(std::uint64_t* bar,
                                                                std::uint32_t cta_rank) {
 #if __CUDA_ARCH__ >= 900

@@ -50,8 +50,8 @@ struct ReleaseStage {
 //
 // Scope (ClusterCtas > 1): how far the arrival's release reaches. `cluster` (the default)
 // orders every earlier access of the lane for the whole cluster, so it is right whatever read
-// the slot; ptxas puts a MEMBAR before it that also waits for the lane's wgmma still in
-// flight (ncu: 69% of the 2-CTA GEMM's stall cycles). `cta` releases at CTA scope, with no such
+// the slot, but its fence stalled the 2-CTA GEMM's warps (each with a wgmma group in flight)
+// for 69% of their cycles (ncu, "memory barrier"). `cta` releases at CTA scope, with no such
 // fence: for slots whose every read completed before the release (wgmma operands retired by
 // wgmma.wait_group; loads whose values were used), where no earlier access of this lane can
 // still see a later refill. CUTLASS's consumer_release arrives that way.
