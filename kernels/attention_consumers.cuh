@@ -121,7 +121,7 @@ __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, 
 // issues S(j+1) = Q K(j+1)^T and then O += P(j) V(j) as two wgmma groups, waits for the first
 // only, and computes P(j+1) in fp32 while the second runs; once that group has retired (it
 // reads P(j)'s registers and writes O), P(j+1) is packed to bf16 and O rescaled. A turn per
-// tile and one more (the last P V). Q is freed after the last S, before the last P V.
+// tile and one more (the last P V). Q is freed before the last P V, every S having retired.
 template <class B, bool PingPong>
 __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe, KvPipeline& k_pipe,
                                    KvPipeline& v_pipe, SharedMemory<B>& shared,

@@ -2,8 +2,9 @@
 // consumer warpgroups) or, at head dim 64, 192 (three; Blocking says which) of one (batch,
 // head) at a time: one such query block, or (persistent grid) several in turn, as the
 // schedule hands them out. The producer warpgroup's first lane loads, through three linpipe
-// pipelines: each query block's Q tile once (a two-stage pipeline whose stage the consumers
-// hold to the block's end, so the next block's Q lands meanwhile), then each K tile and each
+// pipelines: each query block's Q tile once (at head dim 64 a two-stage pipeline whose stage
+// the consumers hold to the block's end, so the next block's Q lands meanwhile; at head dim
+// 128 one stage, freed once the block's last S has retired), then each K tile and each
 // V tile into its own two-stage ring, so the next K tile lands while the consumers still
 // multiply by this V.
 // Consumer warpgroup w owns query rows 64w..64w+63: per K/V tile it computes S = Q K^T with

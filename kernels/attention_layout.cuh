@@ -47,8 +47,8 @@ struct Blocking {
   using OutputStore = StagedStore<Roles, Turns::end_barrier>;
   // Q stages. Two at head dim 64: a persistent CTA's producer loads the next query block while
   // the consumers still hold this one. One at head dim 128, where a second (32 KiB) leaves no
-  // room to stage a warpgroup's output rows whole: the consumers free Q after their last
-  // S = Q K^T, and the next block's Q loads under the last P V and the epilogue.
+  // room to stage a warpgroup's output rows whole: the consumers free Q once their last
+  // S = Q K^T has retired, and the next block's Q loads under the last P V and the epilogue.
   static constexpr int q_stages = HeadDim == 128 ? 1 : 2;
   using QPipeline = ProducerConsumerPipeline<q_stages>;
   using QTile = Tile<HeadDim, block_q>;

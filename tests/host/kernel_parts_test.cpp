@@ -135,7 +135,7 @@ using PlanOf = linpipe::SharedPlan<Bytes16<Bytes>>;
 TEST(SharedPlan, BlocksPerSmIsTheFirstResourceToRunOut) {
   // Shared memory: 228 KiB / (100 KiB + 1 KiB) = 2 blocks.
   static_assert(PlanOf<100 * 1024>::blocks_per_sm(128, 32) == 2);
-  // Threads: 2048 / 1024 = 2 blocks, though shared memory would hold 228.
+  // Threads: 2048 / 1024 = 2 blocks, though shared memory would hold 224.
   static_assert(PlanOf<16>::blocks_per_sm(1024, 32) == 2);
   // Block slots: one warp a block, 32 registers: 32 blocks, not the 64 threads would allow.
   static_assert(PlanOf<16>::blocks_per_sm(32, 32) == 32);
