@@ -7,8 +7,7 @@ set -uo pipefail
 dir=$1 out=$2
 logs=$(mktemp -d)  # at most a few files may come back from $OUT: keep the rest here
 exec > >(tee "$out/suite.log") 2>&1
-status=0
-run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
+source "$(dirname "$0")/run_common.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 # Every GPU test staged in DIR (debug builds, and the *_release copies), so a new one is never missed.
 for t in cuda_import_test $(cd "$dir" && ls gpu_*_test gpu_*_test_release 2>/dev/null); do
@@ -26,14 +25,10 @@ sanitized=(
   "gpu_kernel_parts_test_release:KernelParts.OneShot*" "gpu_ordered_turns_test_release:*"
   "gpu_staged_store_test:*" "gpu_dynamic_schedule_test:*EveryItem*"
 )
-for tool in racecheck synccheck; do
-  for entry in "${sanitized[@]}"; do
-    bin=${entry%%:*} filter=${entry#*:}
-    [ -x "$dir/$bin" ] || { echo "$tool $bin: not staged"; status=1; continue; }
-    run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/$bin" --gtest_filter="$filter" \
-      > "$logs/sanitizer_${bin}_$tool.log" 2>&1
-    echo "$tool $bin: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) ' "$logs/sanitizer_${bin}_$tool.log" | tr '\n' ' ')"
-  done
+for entry in "${sanitized[@]}"; do
+  bin=${entry%%:*}
+  [ -x "$dir/$bin" ] || { echo "sanitizers $bin: not staged"; status=1; continue; }
+  sanitize "$logs" "$bin" "${entry#*:}"
 done
 if [ -n "${TESTS_ONLY:-}" ]; then
   tar -czf "$out/suite_logs.tgz" -C "$logs" . 2>/dev/null
