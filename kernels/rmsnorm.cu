@@ -69,19 +69,20 @@ struct RmsNorm {
 // that owns it (Warps warps, per_thread 16-byte vectors a thread), its mean square reduced
 // across those warps through shared memory, and the slot released before the row is scaled
 // and stored from registers. w stays in registers for the whole kernel (every row uses the
-// same vectors of it). A tile is 32 KiB: rows_per_consumer rows for each consumer, all of a
-// consumer's rows loaded before its one sync, so 8 vectors a thread are in flight.
-template <int N, int Stages>
+// same vectors of it). A tile is TileElems elements (32 KiB by default): rows_per_consumer
+// rows for each consumer, all of a consumer's rows loaded before its one sync, so 8 vectors a
+// thread are in flight.
+template <int N, int Stages, int TileElems = 16384>
 struct HeldRmsNorm {
   static_assert(N % 1024 == 0, "a row is whole 16-byte vectors for every thread of a consumer");
   static constexpr int n = N;
   static constexpr int warps_per_consumer = N >= 4096 ? 4 : N / 1024;
   static constexpr int per_thread = N / 8 / (32 * warps_per_consumer);
   static constexpr int rows_per_consumer = per_thread >= 8 ? 1 : 8 / per_thread;
-  static constexpr int consumers = 16384 / (rows_per_consumer * N);
+  static constexpr int consumers = TileElems / (rows_per_consumer * N);
   static constexpr int rows_per_tile = consumers * rows_per_consumer;
   static_assert(consumers >= 1 && per_thread * 8 * 32 * warps_per_consumer == N,
-                "a 32 KiB tile holds whole rows for whole consumers");
+                "a tile holds whole rows for whole consumers");
 
   using Roles = WarpRoles<1, consumers, warps_per_consumer>;
   using Pipeline = ProducerConsumerPipeline<Stages>;
@@ -99,8 +100,12 @@ struct HeldRmsNorm {
   using Schedule = WorkSchedule<>;
   // The CTAs an SM holds by shared memory (2 stages: three; 3: two), kept by the register cap
   // in __launch_bounds__: left alone, the compiler keeps each vector unpacked to fp32 between
-  // the two uses (168 registers, one CTA an SM).
-  static constexpr int ctas_per_sm = Plan::launch_bytes() * 3 <= 227 * 1024 ? 3 : 2;
+  // the two uses (168 registers, one CTA an SM). A one-stage ring runs one-shot, where
+  // residency is all the overlap there is: as many CTAs as leave 64 registers a thread (32
+  // hold the rows; with 56 the loop spills).
+  static constexpr int ctas_per_sm = Stages == 1 ? Plan::blocks_per_sm(Roles::threads, 64)
+                                     : Plan::launch_bytes() * 3 <= 227 * 1024 ? 3
+                                                                               : 2;
 
   static Schedule schedule(std::uint64_t rows) {
     return Schedule(TileSpace{{N, rows, 1}, {N, rows_per_tile, 1}});
@@ -389,7 +394,7 @@ cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t 
 // one-stage shapes for one-shot grids (`single`: wide's tile; `single_row`: one row a warp;
 // `pair`: two warps, a row each: the smaller the tile, the more CTAs, and so loads, an SM
 // holds), and the held shapes (HeldRmsNorm: 32 KiB tiles, 2 stages for three CTAs an SM, or 3
-// for two).
+// for two; one stage for one-shot grids, with 32 KiB or 16 KiB tiles).
 template <int N, RmsNormStore Store>
 cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
                           RmsNormConfig config, cudaStream_t stream, const char** why) {
@@ -413,11 +418,20 @@ cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t r
       return launch_rmsnorm<RmsNorm<N, 2, 1, 1>, Store>(x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::held:
     case RmsNormShape::held_deep:
+    case RmsNormShape::held_single:
+    case RmsNormShape::held_single_half:
       if constexpr (Store == RmsNormStore::threads) {
-        if (config.shape == RmsNormShape::held) {
-          return launch_rmsnorm<HeldRmsNorm<N, 2>, Store>(x, w, y, rows, eps, config, stream, why);
+        switch (config.shape) {
+          case RmsNormShape::held:
+            return launch_rmsnorm<HeldRmsNorm<N, 2>, Store>(x, w, y, rows, eps, config, stream, why);
+          case RmsNormShape::held_single:
+            return launch_rmsnorm<HeldRmsNorm<N, 1>, Store>(x, w, y, rows, eps, config, stream, why);
+          case RmsNormShape::held_single_half:
+            return launch_rmsnorm<HeldRmsNorm<N, 1, 8192>, Store>(x, w, y, rows, eps, config,
+                                                                  stream, why);
+          default:
+            return launch_rmsnorm<HeldRmsNorm<N, 3>, Store>(x, w, y, rows, eps, config, stream, why);
         }
-        return launch_rmsnorm<HeldRmsNorm<N, 3>, Store>(x, w, y, rows, eps, config, stream, why);
       }
       if (why != nullptr) *why = "rmsnorm_bf16: the held shapes store from registers (store = threads)";
       return cudaErrorInvalidValue;

@@ -97,8 +97,10 @@ TEST_P(RmsNorm, LinpipeEveryConfiguration) {
   const Case c = GetParam();
   for (const RmsNormShape shape : {RmsNormShape::wide, RmsNormShape::narrow, RmsNormShape::shallow,
                                    RmsNormShape::held, RmsNormShape::held_deep,
-                                   RmsNormShape::single, RmsNormShape::single_row, RmsNormShape::pair}) {
-    const bool held = shape == RmsNormShape::held || shape == RmsNormShape::held_deep;
+                                   RmsNormShape::single, RmsNormShape::single_row, RmsNormShape::pair,
+                                   RmsNormShape::held_single, RmsNormShape::held_single_half}) {
+    const bool held = shape == RmsNormShape::held || shape == RmsNormShape::held_deep ||
+                      shape == RmsNormShape::held_single || shape == RmsNormShape::held_single_half;
     for (const RmsNormStore store : {RmsNormStore::bulk, RmsNormStore::threads}) {
       if (held && store == RmsNormStore::bulk) continue;  // refused: see RmsNormArguments
       for (const bool persistent : {true, false}) {
@@ -136,8 +138,8 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return "n" + std::to_string(info.param.n) + "_rows" + std::to_string(info.param.rows);
 }
 
-// Rows per tile: 16, 8, 4, 4 (wide, shallow), 8, 4, 2, 2 (narrow) and 16, 8, 4, 2 (held, two
-// rows a consumer up to n = 4096) at n = 1024 .. 8192. Each count leaves a ragged last tile in
+// Rows per tile: 16, 8, 4, 4 (wide, shallow), 8, 4, 2, 2 (narrow), 16, 8, 4, 2 (held, two
+// rows a consumer up to n = 4096) and 8, 4, 2, 1 (held_single_half) at n = 1024 .. 8192. Each count leaves a ragged last tile in
 // every shape (at n = 4096 a held consumer with one row of its two, and one with none), and 3
 // is less than one tile; 4 x 2000 + 1 rows
 // give a persistent CTA several laps of its ring, so every slot is refilled.
