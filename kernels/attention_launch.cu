@@ -225,8 +225,10 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
     }
   } else if (!shape.causal) {
     // In order while a query block's K/V tiles are few (its one Q stage then reloads under
-    // the last tile's softmax as well as its P V); overlapped above seq 2048.
-    config.overlap_softmax = shape.seq > 2048;
+    // the last tile's softmax as well as its P V); at seq 4096 in order with a CTA per block
+    // (fresh CTAs load their Q while the SM still runs others); overlapped and persistent above.
+    config.overlap_softmax = shape.seq > 4096;
+    config.persistent = shape.seq <= 2048 || shape.seq > 4096;
   } else {
     // Causal: in order; below seq 2048 persistent and dynamic, from 2048 a CTA per block (a
     // persistent CTA's one Q stage reloads between blocks; fresh CTAs load theirs while the
