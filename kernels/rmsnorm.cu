@@ -392,8 +392,8 @@ cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t 
 // two CTAs an SM, one at n = 8192), `narrow` (2 consumer warps, half the tile, 4 stages),
 // `shallow` (as wide with 2 stages: three CTAs an SM, so more warps normalise at once), the
 // one-stage shapes for one-shot grids (`single`: wide's tile; `single_row`: one row a warp;
-// `pair`: two warps, a row each: the smaller the tile, the more CTAs, and so loads, an SM
-// holds), and the held shapes (HeldRmsNorm: 32 KiB tiles, 2 stages for three CTAs an SM, or 3
+// `pair`: two warps, a row each; `row`: one warp and one row: the smaller the tile, the more
+// CTAs, and so loads, an SM holds), and the held shapes (HeldRmsNorm: 32 KiB tiles, 2 stages for three CTAs an SM, or 3
 // for two; one stage for one-shot grids, with 32 KiB or 16 KiB tiles).
 template <int N, RmsNormStore Store>
 cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
@@ -416,6 +416,8 @@ cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t r
       return launch_rmsnorm<RmsNorm<N, 4, 1, 1>, Store>(x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::pair:
       return launch_rmsnorm<RmsNorm<N, 2, 1, 1>, Store>(x, w, y, rows, eps, config, stream, why);
+    case RmsNormShape::row:
+      return launch_rmsnorm<RmsNorm<N, 1, 1, 1>, Store>(x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::held:
     case RmsNormShape::held_deep:
     case RmsNormShape::held_single:

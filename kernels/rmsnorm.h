@@ -24,8 +24,9 @@ inline constexpr int rmsnorm_widths[] = {1024, 2048, 4096, 8192};
 // (store = threads only). `single` has one stage, for one-shot grids, where a CTA loads one
 // tile and a second stage would only keep another CTA off the SM; `single_row` the same with
 // one row a consumer warp, and `pair` with two consumer warps of one row each (smaller
-// tiles: more CTAs an SM). `held_single` and `held_single_half` are the held shapes with one
-// stage, for one-shot grids, on 32 KiB and 16 KiB tiles.
+// tiles: more CTAs an SM), `row` with one consumer warp and one row (a CTA per row, as the
+// plain kernel). `held_single` and `held_single_half` are the held shapes with one stage, for
+// one-shot grids, on 32 KiB and 16 KiB tiles.
 enum class RmsNormShape : int {
   wide = 0,
   narrow = 1,
@@ -37,6 +38,7 @@ enum class RmsNormShape : int {
   pair = 7,
   held_single = 8,
   held_single_half = 9,
+  row = 10,
 };
 enum class RmsNormStore : int { bulk = 0, threads = 1 };
 struct RmsNormConfig {

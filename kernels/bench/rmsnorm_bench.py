@@ -69,6 +69,7 @@ def candidates(lib, x, w, y, rows, n):
         "linpipe single threads one-shot": ("linpipe", linpipe(5, 1, 0)),
         "linpipe single-row threads one-shot": ("linpipe", linpipe(6, 1, 0)),
         "linpipe pair threads one-shot": ("linpipe", linpipe(7, 1, 0)),
+        "linpipe row threads one-shot": ("linpipe", linpipe(10, 1, 0)),
         "linpipe held-single one-shot": ("linpipe", linpipe(8, 1, 0)),
         "linpipe held-single-half one-shot": ("linpipe", linpipe(9, 1, 0)),
         "linpipe wide threads one-shot 32-lane copies": ("linpipe", linpipe(0, 1, 0, 0, 32)),

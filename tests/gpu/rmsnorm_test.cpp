@@ -95,10 +95,10 @@ void check(const Case& c, Run run) {
 TEST_P(RmsNorm, LinpipeEveryConfiguration) {
   LINPIPE_REQUIRE_GPU();
   const Case c = GetParam();
-  for (const RmsNormShape shape : {RmsNormShape::wide, RmsNormShape::narrow, RmsNormShape::shallow,
-                                   RmsNormShape::held, RmsNormShape::held_deep,
-                                   RmsNormShape::single, RmsNormShape::single_row, RmsNormShape::pair,
-                                   RmsNormShape::held_single, RmsNormShape::held_single_half}) {
+  for (const RmsNormShape shape :
+       {RmsNormShape::wide, RmsNormShape::narrow, RmsNormShape::shallow, RmsNormShape::held,
+        RmsNormShape::held_deep, RmsNormShape::single, RmsNormShape::single_row, RmsNormShape::pair,
+        RmsNormShape::row, RmsNormShape::held_single, RmsNormShape::held_single_half}) {
     const bool held = shape == RmsNormShape::held || shape == RmsNormShape::held_deep ||
                       shape == RmsNormShape::held_single || shape == RmsNormShape::held_single_half;
     for (const RmsNormStore store : {RmsNormStore::bulk, RmsNormStore::threads}) {
