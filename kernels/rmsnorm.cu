@@ -68,10 +68,10 @@ struct RmsNorm {
 // The held shapes: each row is read from its slot once, into the registers of the consumer
 // that owns it (Warps warps, per_thread 16-byte vectors a thread), its mean square reduced
 // across those warps through shared memory, and the slot released before the row is scaled
-// and stored from registers. w stays in registers for the whole kernel (every row uses the
-// same vectors of it). A tile is TileElems elements (32 KiB by default): rows_per_consumer
-// rows for each consumer, all of a consumer's rows loaded before its one sync, so 8 vectors a
-// thread are in flight.
+// and stored from registers. w stays in registers for the whole kernel where the register cap
+// leaves room (every row uses the same vectors of it), else each use reads it through L1. A
+// tile is TileElems elements (32 KiB by default): rows_per_consumer rows for each consumer,
+// all of a consumer's rows loaded before its one sync, so 8 vectors a thread are in flight.
 template <int N, int Stages, int TileElems = 16384>
 struct HeldRmsNorm {
   static_assert(N % 1024 == 0, "a row is whole 16-byte vectors for every thread of a consumer");
@@ -393,8 +393,9 @@ cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t 
 // `shallow` (as wide with 2 stages: three CTAs an SM, so more warps normalise at once), the
 // one-stage shapes for one-shot grids (`single`: wide's tile; `single_row`: one row a warp;
 // `pair`: two warps, a row each; `row`: one warp and one row: the smaller the tile, the more
-// CTAs, and so loads, an SM holds), and the held shapes (HeldRmsNorm: 32 KiB tiles, 2 stages for three CTAs an SM, or 3
-// for two; one stage for one-shot grids, with 32 KiB or 16 KiB tiles).
+// CTAs, and so loads, an SM holds), and the held shapes (HeldRmsNorm: 32 KiB tiles, 2 stages
+// for three CTAs an SM, or 3 for two; one stage for one-shot grids, with 32 KiB or 16 KiB
+// tiles).
 template <int N, RmsNormStore Store>
 cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
                           RmsNormConfig config, cudaStream_t stream, const char** why) {
