@@ -14,7 +14,9 @@ cmake_bin=$(scripts/setup.sh)
 "$cmake_bin" --build --preset release --target stream_copy_bench handoff_bench gemm_bench gpu_gemm_test \
   linpipe_attention linpipe_rmsnorm gpu_readme_kernel_test gpu_kernel_parts_test gpu_ordered_turns_test \
   gpu_rmsnorm_test
-rm -rf .device && mkdir -p .device
+# Only .device's own files are replaced: its subfolders (an A/B's before/ builds, a call's
+# own selection) are kept.
+mkdir -p .device && find .device -maxdepth 1 -type f -delete
 cp build/default/tests/gpu/{cuda_import_test,gpu_pingpong_test,gpu_stream_copy_test,gpu_hang_detector_test,gpu_gemm_test,gpu_ptx_wrappers_test,gpu_traced_kernels_test,gpu_attention_test,gpu_readme_kernel_test,gpu_kernel_parts_test,gpu_ordered_turns_test,gpu_dynamic_schedule_test,gpu_rmsnorm_test,gpu_staged_store_test,gpu_trace_ring_test,gpu_attention_graph_test} .device/
 cp build/release/kernels/{stream_copy_bench,handoff_bench,gemm_bench,liblinpipe_attention.so,liblinpipe_rmsnorm.so} .device/
 # The new parts' tests and README's kernel built without debug checks too.
@@ -31,4 +33,6 @@ cp kernels/bench/{run_common.sh,run_gemm_ab.sh,run_attention_ab.sh,run_gpu_suite
 for f in .device/*; do
   if [ -f "$f" ] && [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = "177ELF" ]; then strip --strip-debug "$f"; fi
 done
-du -sh .device
+echo "staged: $(find .device -maxdepth 1 -type f -print0 | du -ch --files0-from=- | tail -1 | cut -f1)" \
+  "in .device's own files; kept subfolders (carried too if .device is):"
+find .device -mindepth 1 -maxdepth 1 -type d -exec du -sh {} +
