@@ -81,8 +81,8 @@ struct AttentionConfig {
 //   tiles to repay its longer prologue and epilogue); causal from seq 4096 also dynamic.
 //   Grouped heads keep two warpgroups, so that a CTA can pack them.
 // - Head dim 64 below seq 2048: in order; causal: overlapped and dynamic.
-// - Head dim 128, full mask: in order up to seq 4096 (at 4096 a CTA per query block, not
-//   persistent), overlapped above; not dynamic (one Q stage at head dim 128: a persistent
+// - Head dim 128, full mask: in order up to seq 4096 (above 2048 a CTA per query block, not
+//   persistent: measured at 4096), overlapped above; not dynamic (one Q stage at head dim 128: a persistent
 //   CTA's next Q loads only once the block's last S has retired, under the last tile's
 //   softmax and P V in order, under the last P V overlapped).
 // - Head dim 128, causal: in order; below seq 2048 dynamic, from 2048 a CTA per query block

@@ -225,8 +225,9 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
     }
   } else if (!shape.causal) {
     // In order while a query block's K/V tiles are few (its one Q stage then reloads under
-    // the last tile's softmax as well as its P V); at seq 4096 in order with a CTA per block
-    // (fresh CTAs load their Q while the SM still runs others); overlapped and persistent above.
+    // the last tile's softmax as well as its P V): persistent up to seq 2048, a CTA per block
+    // above it up to 4096 (fresh CTAs load their Q while the SM still runs others; measured at
+    // 4096); overlapped and persistent above 4096.
     config.overlap_softmax = shape.seq > 4096;
     config.persistent = shape.seq <= 2048 || shape.seq > 4096;
   } else {

@@ -81,7 +81,8 @@ struct HeldRmsNorm {
   static constexpr int rows_per_consumer = per_thread >= 8 ? 1 : 8 / per_thread;
   static constexpr int consumers = TileElems / (rows_per_consumer * N);
   static constexpr int rows_per_tile = consumers * rows_per_consumer;
-  static_assert(consumers >= 1 && per_thread * 8 * 32 * warps_per_consumer == N,
+  static_assert(consumers >= 1 && per_thread * 8 * 32 * warps_per_consumer == N &&
+                    rows_per_tile * N == TileElems,
                 "a tile holds whole rows for whole consumers");
 
   using Roles = WarpRoles<1, consumers, warps_per_consumer>;
@@ -427,13 +428,15 @@ cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t r
         switch (config.shape) {
           case RmsNormShape::held:
             return launch_rmsnorm<HeldRmsNorm<N, 2>, Store>(x, w, y, rows, eps, config, stream, why);
+          case RmsNormShape::held_deep:
+            return launch_rmsnorm<HeldRmsNorm<N, 3>, Store>(x, w, y, rows, eps, config, stream, why);
           case RmsNormShape::held_single:
             return launch_rmsnorm<HeldRmsNorm<N, 1>, Store>(x, w, y, rows, eps, config, stream, why);
           case RmsNormShape::held_single_half:
             return launch_rmsnorm<HeldRmsNorm<N, 1, 8192>, Store>(x, w, y, rows, eps, config,
                                                                   stream, why);
           default:
-            return launch_rmsnorm<HeldRmsNorm<N, 3>, Store>(x, w, y, rows, eps, config, stream, why);
+            break;  // unreachable: only the held shapes come here
         }
       }
       if (why != nullptr) *why = "rmsnorm_bf16: the held shapes store from registers (store = threads)";

@@ -51,8 +51,8 @@ struct RmsNormConfig {
 
 // The configuration rmsnorm_bf16 uses when none is given, from the H100 and H200 runs in
 // docs/benchmarks.md (2026-12-06): short-lived CTAs (a one-shot grid) storing from registers.
-// At n = 1024 the smallest tile (`pair`: two rows; 2% faster than `shallow` on the H200,
-// 0.2-0.8% on the H100), at n = 2048 and 4096 the 2-stage shape, at n = 8192 the held
+// At n = 1024 `pair`'s two-row tile (2% faster than `shallow` on the H200, 0.2-0.8% on the
+// H100), at n = 2048 and 4096 the 2-stage shape, at n = 8192 the held
 // one-stage shape (rows read from the slot once; 0.5% faster than `single` on both GPUs,
 // where `shallow`'s 64 KiB tiles leave one CTA an SM).
 inline RmsNormConfig rmsnorm_config_for(int n) {

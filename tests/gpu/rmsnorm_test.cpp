@@ -138,11 +138,12 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return "n" + std::to_string(info.param.n) + "_rows" + std::to_string(info.param.rows);
 }
 
-// Rows per tile: 16, 8, 4, 4 (wide, shallow), 8, 4, 2, 2 (narrow), 16, 8, 4, 2 (held, two
-// rows a consumer up to n = 4096) and 8, 4, 2, 1 (held_single_half) at n = 1024 .. 8192. Each count leaves a ragged last tile in
-// every shape (at n = 4096 a held consumer with one row of its two, and one with none), and 3
-// is less than one tile; 4 x 2000 + 1 rows
-// give a persistent CTA several laps of its ring, so every slot is refilled.
+// Rows per tile at n = 1024 .. 8192: 16, 8, 4, 4 (wide, shallow, single), 8, 4, 2, 2 (narrow),
+// 16, 8, 4, 2 (held, held_deep, held_single: two rows a consumer up to n = 4096), 8, 4, 2, 1
+// (held_single_half), 4 (single_row), 2 (pair) and 1 (row). Each count leaves a ragged last
+// tile in every shape whose tile has more than one row (at n = 4096 a held consumer with one
+// row of its two, and one with none); 3 rows are less than one tile of most shapes; 4 x 2000
+// + 1 rows give a persistent CTA several laps of its ring, so every slot is refilled.
 INSTANTIATE_TEST_SUITE_P(Widths, RmsNorm,
                          ::testing::Values(Case{1024, 3}, Case{1024, 16 * 300 + 5},
                                            Case{2048, 8 * 100 + 3}, Case{4096, 4 * 200 + 1},
