@@ -10,7 +10,7 @@ set -uo pipefail
 dir=$1 before=$2 out=$3
 shift 3
 source "$(dirname "$0")/run_common.sh"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
+print_gpu
 run_tests "$out" gpu_attention_test gpu_ptx_wrappers_test gpu_kernel_parts_test gpu_kernel_parts_test_release
 sanitize "$out" gpu_attention_test '*s127*:*s129*:*s300d64Causal*:AttentionHeads.*'
 sanitize "$out" gpu_gemm_test 'GemmSanitizer.*'

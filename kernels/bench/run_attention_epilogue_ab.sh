@@ -8,7 +8,7 @@
 set -uo pipefail
 dir=$1 before=$2 out=$3
 source "$(dirname "$0")/run_common.sh"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
+print_gpu
 run_tests "$out" gpu_attention_test gpu_attention_graph_test
 sanitize "$out" gpu_attention_test '*s127*:*s129*:*s300d64Causal*:AttentionHeads.*'
 ab() {  # ab NAME attention_bench.py-args...

@@ -8,7 +8,7 @@
 set -uo pipefail
 dir=$1 before=$2 out=$3
 source "$(dirname "$0")/run_common.sh"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
+print_gpu
 run_tests "$out" gpu_gemm_test gpu_gemm_test_release
 sanitize "$out" gpu_gemm_test_release 'GemmSanitizer.*'
 ncu --section SpeedOfLight --section WarpStateStats --kernel-name "regex:(^|::)gemm_kernel" \

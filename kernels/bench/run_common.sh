@@ -1,9 +1,14 @@
-# Sourced by the GPU-machine A/B scripts (run_gemm_ab.sh, run_attention_ab.sh): `run` runs a
+# Sourced by the GPU-machine A/B scripts (run_gemm_ab.sh, run_attention_ab.sh): `print_gpu`
+# prints the GPU's name, driver, top SM clock and temperature; `run` runs a
 # command and records a failure in $status without stopping; `run_tests LOGDIR BIN...` runs
 # each GoogleTest binary from $dir, logs it to LOGDIR/BIN.log and prints its verdict and the
 # first failures; `sanitize LOGDIR BIN FILTER` runs synccheck and racecheck on BIN's tests
 # matching FILTER and prints each one's summary.
 status=0
+# The GPU and its state as a run starts: name, driver, top SM clock, temperature.
+print_gpu() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
+}
 run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 run_tests() {
   local logs=$1 t

@@ -11,7 +11,7 @@
 set -uo pipefail
 dir=$1 before=$2 out=$3
 source "$(dirname "$0")/run_common.sh"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
+print_gpu
 shapes=${GEMM_SHAPES:-2048x2048x2048 4096x4096x4096 8192x8192x8192 8192x4096x2048 2048x8192x8192 4096x4096x1024 16384x1024x4096}
 : > "$out/gemm_ncu.txt"
 for rep in $(seq "${GEMM_REPS:-1}"); do

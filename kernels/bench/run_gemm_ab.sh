@@ -9,7 +9,7 @@
 set -uo pipefail
 dir=$1 before=$2 out=$3
 source "$(dirname "$0")/run_common.sh"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
+print_gpu
 run_tests "$out" gpu_gemm_test gpu_gemm_test_release gpu_traced_kernels_test gpu_stream_copy_test
 for side in before after; do
   bin=$([ $side = before ] && echo "$before" || echo "$dir")/gemm_bench

@@ -9,7 +9,7 @@ set -uo pipefail
 dir=$1 before=$2 out=$3
 logs=$(mktemp -d)
 source "$(dirname "$0")/run_common.sh"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader
+print_gpu
 run_tests "$logs" gpu_rmsnorm_test gpu_rmsnorm_test_release
 for side in after before after2; do
   lib=$([ $side = before ] && echo "$before" || echo "$dir")/liblinpipe_rmsnorm.so
