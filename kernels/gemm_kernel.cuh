@@ -120,14 +120,15 @@ __device__ __forceinline__ void produce(Pipe& pipe, Storage& storage,
 
 // Accumulators -> C (bf16) through the warpgroup's staging boxes and the tensor copy engine,
 // half the tile's columns at a time (BoxWriter places each thread's values in the swizzled
-// boxes; the ordering around them is the StagedStore's).
+// boxes; the ordering around them is the StagedStore's). The consumers have registers to spare
+// through the mainloop, so the compiler may hoist the box addresses out of the tile loop.
 // Inlined: a call would pass the accumulators through local memory, and ptxas would serialise
 // the wgmma that write them.
 __device__ __forceinline__ void store_tile(const float (&acc)[accumulators],
                                            StoreBox (&boxes)[store_boxes], const CUtensorMap* map_c,
                                            const Roles& me, int row0, int col0) {
   const StagedStore<Roles> staged(me);
-  const BoxWriter writer(AccumulatorPlace(me.thread_in_consumer()));
+  const BoxWriter<BoxOffsets::hoistable> writer(AccumulatorPlace(me.thread_in_consumer()));
   constexpr int groups_per_box = store_box_cols / 8;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {

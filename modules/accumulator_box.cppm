@@ -43,15 +43,25 @@ struct SwizzledBox {
 };
 static_assert(SwizzledBox::row_bytes == 128, "a box row is one 128-byte swizzle span");
 
+// Where a BoxWriter's per-thread offset is computed, in a persistent kernel whose tile loop
+// builds the writer for each tile's epilogue:
+// - `each_tile`: where the writer is built, every tile (ptx::recompute_here). The stores'
+//   addresses cost a few instructions per tile and no registers in the mainloop. For kernels
+//   whose mainloop needs every register: attention's overlapped consumers spilled 36-48 bytes
+//   when the compiler hoisted them.
+// - `hoistable`: the compiler may compute the stores' addresses once, before the tile loop, and
+//   hold them (eight 64-bit registers) through the mainloop, as hand-written offsets let it.
+//   For kernels with registers to spare: the GEMM's consumers.
+enum class BoxOffsets { each_tile, hoistable };
+
 // Where one thread's accumulator values go in any SwizzledBox: its first byte and its rows'
 // swizzle (rows row0 and row0 + 8 share it). Build it where the values are written, once for
-// all the boxes of a tile: computed there, not hoisted out of a persistent kernel's tile loop
-// into registers held through the mainloop (see ptx::recompute_here).
+// all the boxes of a tile.
+template <BoxOffsets Offsets = BoxOffsets::each_tile>
 class BoxWriter {
  public:
   LINPIPE_DEVICE inline explicit BoxWriter(const AccumulatorPlace& place)
-      : first_(ptx::recompute_here(
-            static_cast<std::uint32_t>(place.row0 * SwizzledBox::row_bytes + 2 * place.col0))),
+      : first_(pin(static_cast<std::uint32_t>(place.row0 * SwizzledBox::row_bytes + 2 * place.col0))),
         swizzle_(static_cast<std::uint32_t>(place.row0 % 8)) {}
 
   // Writes the accumulator's 8-column groups first_group .. first_group + 7 (64 columns) into
@@ -85,6 +95,11 @@ class BoxWriter {
   }
 
  private:
+  LINPIPE_DEVICE static inline std::uint32_t pin(std::uint32_t offset) {
+    if constexpr (Offsets == BoxOffsets::each_tile) return ptx::recompute_here(offset);
+    return offset;
+  }
+
   std::uint32_t first_;
   std::uint32_t swizzle_;
 };
