@@ -8,6 +8,7 @@ set(LINPIPE_MODULE_PARTITIONS
   ptx_wgmma
   ptx_cluster
   ptx_sync
+  ptx_math
   clock
   backend
   barrier_roles

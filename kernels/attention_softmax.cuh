@@ -63,7 +63,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[64], float (&rescale)[2]
     const float grown = __builtin_fmaxf(stats.max[h], quad_max(tile_max[h]) * scale_log2);
     // A row with no key yet (all masked so far) keeps max -inf: subtract 0 instead of inf.
     const float base = grown == -__builtin_inff() ? 0.0f : grown;
-    rescale[h] = exp2f(stats.max[h] - base);
+    rescale[h] = ptx::ex2_approx_ftz(stats.max[h] - base);
     stats.max[h] = grown;
     stats.sum[h] *= rescale[h];
     tile_max[h] = base;
@@ -71,7 +71,8 @@ __device__ __forceinline__ void softmax_tile(float (&s)[64], float (&rescale)[2]
 #pragma unroll
   for (int i = 0; i < 64; ++i) {
     const int h = (i / 2) % 2;
-    s[i] = exp2f(__builtin_fmaf(s[i], scale_log2, -tile_max[h]));  // one FFMA and one EX2
+    // One FFMA and one MUFU.EX2 (exp2f would add a subnormal range check and two multiplies).
+    s[i] = ptx::ex2_approx_ftz(__builtin_fmaf(s[i], scale_log2, -tile_max[h]));
     stats.sum[h] += s[i];
   }
 }

@@ -9,6 +9,7 @@ export import :ptx_tma;
 export import :ptx_wgmma;
 export import :ptx_cluster;
 export import :ptx_sync;
+export import :ptx_math;
 export import :clock;
 export import :backend;
 export import :barrier_roles;

@@ -1,13 +1,16 @@
 // The small wrappers a warp-specialised kernel needs around its pipelines, each checked for the
 // behaviour a kernel relies on: elect-one, named barriers, the CTA's place in its cluster,
-// expect-tx / complete-tx on a peer CTA's barrier, multicast bulk copies, and the host helper
-// that encodes a TMA tensor map (checked by loading a box through it).
+// expect-tx / complete-tx on a peer CTA's barrier, multicast bulk copies, the flushed exp2 a
+// softmax uses, and the host helper that encodes a TMA tensor map (checked by loading a box
+// through it).
 #include "gpu_test_support.h"
 
 #include <cuda.h>
 
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -668,6 +671,51 @@ TEST(PtxWrappers, GridLaunchIdDiffersBetweenLaunchesOnly) {
   EXPECT_EQ(got[0], got[1]) << "two blocks of one launch";
   EXPECT_EQ(got[2], got[3]) << "two blocks of one launch";
   EXPECT_NE(got[0], got[2]) << "two launches";
+}
+
+// --- ex2.approx.ftz -----------------------------------------------------------------------
+
+__global__ void exp2_flushed(const float* in, float* out, int count) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < count) out[i] = ptx::ex2_approx_ftz(in[i]);
+}
+
+// What a softmax relies on: 2^x to a few ulps over the range it feeds it (x <= 0, down to where
+// the result leaves the normal range), exactly 0 below that and for -inf, 1 at 0, and a NaN
+// score kept NaN.
+TEST(PtxWrappers, FlushedExp2IsAccurateWhereNormalAndZeroBelow) {
+  LINPIPE_REQUIRE_GPU();
+  std::vector<float> x;
+  for (float v = -126.0f; v <= 8.0f; v += 0.0078125f * 13) x.push_back(v);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const float v : {0.0f, -0.0f, -126.5f, -140.0f, -1e30f, -inf, inf, nan}) x.push_back(v);
+  const int count = static_cast<int>(x.size());
+  float *in = nullptr, *out = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&in, count * sizeof(float)));
+  LINPIPE_CUDA_OK(cudaMalloc(&out, count * sizeof(float)));
+  LINPIPE_CUDA_OK(cudaMemcpy(in, x.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  exp2_flushed<<<(count + 255) / 256, 256>>>(in, out, count);
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const auto got = to_host(out, static_cast<std::size_t>(count));
+  LINPIPE_CUDA_OK(cudaFree(in));
+  LINPIPE_CUDA_OK(cudaFree(out));
+  ASSERT_EQ(got.size(), x.size());
+  for (int i = 0; i < count; ++i) {
+    const float v = x[i];
+    SCOPED_TRACE(::testing::Message() << "2^" << v << " gave " << got[i]);
+    if (std::isnan(v)) {
+      EXPECT_TRUE(std::isnan(got[i]));
+    } else if (v == inf) {
+      EXPECT_EQ(got[i], inf);
+    } else if (v < -126.0f) {  // the exact result is subnormal or smaller: flushed
+      EXPECT_EQ(got[i], 0.0f);
+    } else {
+      const double exact = std::exp2(static_cast<double>(v));
+      EXPECT_LE(std::abs(got[i] - exact), exact * 0x1p-21) << "beyond 2^-21 relative";
+    }
+  }
+  EXPECT_EQ(got[count - 8], 1.0f) << "2^0";
 }
 
 }  // namespace
