@@ -24,7 +24,8 @@ table gives each configuration's speed after / before (above 1: faster now): eve
 where LIB2 has the grouped entry point, else the eight an older build has. --once: each linpipe configuration and each torch backend runs once on
 each case, untimed, with no table (for a profiler such as ncu); --once-schedules LIST: only these
 linpipe configurations then, "default" (attention_config_for's) or an index into SCHEDULES
-(0: in order, a CTA per query block), e.g. "default,0".
+(0: in order, a CTA per query block), e.g. "default,0"; with --before, each configuration
+LIB2 offers runs on LIB2 right after LIB (for ncu: the launches alternate after, before).
 --kv-groups: query heads per K/V head (grouped-query attention; 1: every query head its own),
 each group above 1 at the head dims of --gqa-head-dims only. A grouped case has heads / group
 K/V heads, linpipe packs the heads of a group into its CTAs by attention_packed_heads' rule
@@ -175,6 +176,8 @@ def main(argv):
                       for name in args.once_schedules.split(",") if name]
             for schedule in picked or offered:
                 ours(schedule)
+                if before is not None and (before_grouped is not None or not (schedule[3] or schedule[4])):
+                    ours(schedule, before)
             for _, backend in BACKENDS:
                 try:
                     with sdpa_kernel([backend]):
