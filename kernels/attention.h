@@ -81,12 +81,11 @@ struct AttentionConfig {
 //   tiles to repay its longer prologue and epilogue); causal from seq 4096 also dynamic.
 //   Grouped heads keep two warpgroups, so that a CTA can pack them.
 // - Head dim 64 below seq 2048: in order; causal: overlapped and dynamic.
-// - Head dim 128, full mask: in order up to seq 4096 (above 2048 a CTA per query block, not
-//   persistent: measured at 4096), overlapped above; not dynamic (one Q stage at head dim 128: a persistent
-//   CTA's next Q loads only once the block's last S has retired, under the last tile's
-//   softmax and P V in order, under the last P V overlapped).
-// - Head dim 128, causal: in order; below seq 2048 dynamic, from 2048 a CTA per query block
-//   (not persistent).
+// - Head dim 128, full mask: in order up to seq 4096, overlapped above; not dynamic (one Q
+//   stage at head dim 128: a persistent CTA's next Q loads only once the block's last S has
+//   retired, under the last tile's softmax and P V in order, under the last P V overlapped).
+// - Head dim 128, causal: in order; persistent and dynamic up to seq 2048 (up to 4096 with
+//   grouped heads), above that a CTA per query block (not persistent).
 AttentionConfig attention_config_for(const AttentionShape& shape);
 
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually

@@ -225,17 +225,15 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
     }
   } else if (!shape.causal) {
     // In order while a query block's K/V tiles are few (its one Q stage then reloads under
-    // the last tile's softmax as well as its P V): persistent up to seq 2048, a CTA per block
-    // above it up to 4096 (fresh CTAs load their Q while the SM still runs others; measured at
-    // 4096); overlapped and persistent above 4096.
+    // the last tile's softmax as well as its P V), overlapped above seq 4096.
     config.overlap_softmax = shape.seq > 4096;
-    config.persistent = shape.seq <= 2048 || shape.seq > 4096;
   } else {
-    // Causal: in order; below seq 2048 persistent and dynamic, from 2048 a CTA per block (a
-    // persistent CTA's one Q stage reloads between blocks; fresh CTAs load theirs while the
-    // SM still runs others).
-    config.persistent = shape.seq < 2048;
-    config.dynamic = shape.seq < 2048;
+    // Causal: in order; persistent and dynamic up to seq 2048, or 4096 with grouped heads (the
+    // fastest in two H100 runs, 2026-12-06), then a CTA per block (a persistent CTA's one Q
+    // stage reloads between blocks; fresh CTAs load theirs while the SM still runs others).
+    const bool grouped = kv_heads_of(shape) != shape.heads;
+    config.persistent = shape.seq <= (grouped ? 4096 : 2048);
+    config.dynamic = config.persistent;
   }
   return config;
 }

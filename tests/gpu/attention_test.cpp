@@ -412,8 +412,8 @@ TEST(AttentionArguments, PackedHeadsRule) {
 }
 
 // The default configuration's rule (attention_config_for), as attention.h states it, shape by
-// shape: a persistent grid but for head dim 128 causal from seq 2048 and full above 2048 up
-// to 4096; three warpgroups only at head dim 64 from seq 2048 and only with a K/V head per
+// shape: a persistent grid but for head dim 128 causal above seq 2048 (above 4096 with grouped
+// heads); three warpgroups only at head dim 64 from seq 2048 and only with a K/V head per
 // query head.
 TEST(AttentionArguments, DefaultConfigurationRule) {
   struct RuleCase {
@@ -433,8 +433,9 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
       {64, 4096, true, 1, true, true, 2},      {128, 512, false, 16, false, false, 2},
       {128, 512, true, 16, false, true, 2},    {128, 1024, false, 16, false, false, 2},
       {128, 1024, true, 2, false, true, 2},    {128, 2048, false, 16, false, false, 2},
-      {128, 2048, true, 16, false, false, 2, false},
-      {128, 3072, false, 16, false, false, 2, false}, {128, 4096, false, 16, false, false, 2, false},
+      {128, 2048, true, 16, false, true, 2},   {128, 3072, true, 16, false, false, 2, false},
+      {128, 4096, true, 2, false, true, 2},    {128, 8192, true, 2, false, false, 2, false},
+      {128, 3072, false, 16, false, false, 2}, {128, 4096, false, 16, false, false, 2},
       {128, 8192, false, 16, true, false, 2},  {128, 16384, false, 16, true, false, 2},
       {128, 16384, true, 2, false, false, 2, false},
   };
