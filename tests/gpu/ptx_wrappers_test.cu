@@ -7,8 +7,8 @@
 
 #include <cuda.h>
 
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <numeric>
