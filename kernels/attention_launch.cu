@@ -228,9 +228,10 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
     // the last tile's softmax as well as its P V), overlapped above seq 4096.
     config.overlap_softmax = shape.seq > 4096;
   } else {
-    // Causal: in order; persistent and dynamic up to seq 2048, or 4096 with grouped heads (the
-    // fastest in two H100 runs, 2026-12-06), then a CTA per block (a persistent CTA's one Q
-    // stage reloads between blocks; fresh CTAs load theirs while the SM still runs others).
+    // Causal: in order; persistent and dynamic while blocks are few (up to seq 2048, or 4096
+    // with grouped heads; the measured bounds are in docs/benchmarks.md), then a CTA per
+    // block (a persistent CTA's one Q stage reloads between blocks; fresh CTAs load theirs
+    // while the SM still runs others).
     const bool grouped = kv_heads_of(shape) != shape.heads;
     config.persistent = shape.seq <= (grouped ? 4096 : 2048);
     config.dynamic = config.persistent;

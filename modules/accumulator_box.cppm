@@ -50,8 +50,8 @@ static_assert(SwizzledBox::row_bytes == 128, "a box row is one 128-byte swizzle 
 //   whose mainloop needs every register: attention's overlapped consumers spilled 36-48 bytes
 //   when the compiler hoisted them.
 // - `hoistable`: the compiler may compute the stores' addresses once, before the tile loop, and
-//   hold them (eight 64-bit registers) through the mainloop, as hand-written offsets let it.
-//   For kernels with registers to spare: the GEMM's consumers.
+//   hold them through the mainloop (eight 64-bit addresses in the GEMM's PTX), as
+//   hand-written offsets let it. For kernels with registers to spare: the GEMM's consumers.
 enum class BoxOffsets { each_tile, hoistable };
 
 // Where one thread's accumulator values go in any SwizzledBox: its first byte and its rows'
@@ -96,8 +96,11 @@ class BoxWriter {
 
  private:
   LINPIPE_DEVICE static inline std::uint32_t pin(std::uint32_t offset) {
-    if constexpr (Offsets == BoxOffsets::each_tile) return ptx::recompute_here(offset);
-    return offset;
+    if constexpr (Offsets == BoxOffsets::each_tile) {
+      return ptx::recompute_here(offset);
+    } else {
+      return offset;
+    }
   }
 
   std::uint32_t first_;

@@ -680,9 +680,9 @@ __global__ void exp2_flushed(const float* in, float* out, int count) {
   if (i < count) out[i] = ptx::ex2_approx_ftz(in[i]);
 }
 
-// What a softmax relies on: 2^x to a few ulps over the range it feeds it (x <= 0, down to where
-// the result leaves the normal range), exactly 0 below that and for -inf, 1 at 0, and a NaN
-// score kept NaN.
+// What a softmax relies on: 2^x to a few ulps from where the result leaves the normal range
+// (x = -126; a softmax feeds it x <= 0) up to 8, exactly 0 below that and for -inf, 1 at 0,
+// +inf kept, and a NaN score kept NaN.
 TEST(PtxWrappers, FlushedExp2IsAccurateWhereNormalAndZeroBelow) {
   LINPIPE_REQUIRE_GPU();
   std::vector<float> x;
