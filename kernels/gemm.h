@@ -49,6 +49,14 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
                              const GemmConfig& config, void* trace, unsigned slices,
                              unsigned per_slice, cudaStream_t stream = nullptr,
                              const char** why = nullptr);
+// Which of those warps record: the producer's, the consumers' (warps 4 and 8), or all three
+// (the form above). The others' slices stay as zeroed. Each traced role adds its own cost, so
+// tracing one role at a time says which role's records cost the time.
+enum class GemmTraceRoles : unsigned { producer = 1, consumers = 2, all = 3 };
+cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n, int k,
+                             const GemmConfig& config, void* trace, unsigned slices,
+                             unsigned per_slice, GemmTraceRoles roles,
+                             cudaStream_t stream = nullptr, const char** why = nullptr);
 
 // The same with the default GemmConfig.
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,

@@ -41,12 +41,19 @@ using TracedPipeline = ProducerConsumerPipeline<stages, NvidiaMbarBackend<stages
 
 // This role's tracer, or NoTrace. Traced: the producer's warp and the first warp of each
 // consumer warpgroup record into their warp's slice (the four warps of a warpgroup wait,
-// acquire and release together: they share each wgmma); the other warps, and the warps of CTAs
-// past the target's slices, record nothing, which keeps tracing off the MMA warps' hot path.
+// acquire and release together: they share each wgmma), if the target's roles include
+// theirs; the other warps, and the warps of CTAs past the target's slices, record nothing,
+// which keeps tracing off the MMA warps' hot path.
 template <class Tracer, class... Target>
 __device__ Tracer role_tracer(const Target&... target) {
   if constexpr (Tracer::enabled) {
-    if (Roles::this_thread().warp() % 4 != 0) return Tracer();
+    const auto me = Roles::this_thread();
+    if (me.warp() % 4 != 0) return Tracer();
+    const auto role = me.is_producer() ? GemmTraceRoles::producer : GemmTraceRoles::consumers;
+    const auto records_role = [role](GemmTraceRoles roles) {
+      return (static_cast<unsigned>(roles) & static_cast<unsigned>(role)) != 0;
+    };
+    if (!(records_role(target.roles) && ...)) return Tracer();
     return Tracer::for_this_warp(target.records..., target.layout...);
   } else {
     return Tracer();

@@ -15,6 +15,7 @@ namespace linpipe::kernels {
 struct GemmTraceTarget {
   TraceRecord* records;
   TraceLayout layout;
+  GemmTraceRoles roles;
 };
 
 // The kernels' parameters: the A, B and C tensor maps (__grid_constant__), M, N, K, the tile

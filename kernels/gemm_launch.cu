@@ -123,6 +123,18 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
 cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n, int k,
                              const GemmConfig& config, void* trace, unsigned slices,
                              unsigned per_slice, cudaStream_t stream, const char** why) {
+  return gemm_bf16_traced(a, b, c, m, n, k, config, trace, slices, per_slice,
+                          GemmTraceRoles::all, stream, why);
+}
+
+cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n, int k,
+                             const GemmConfig& config, void* trace, unsigned slices,
+                             unsigned per_slice, GemmTraceRoles roles, cudaStream_t stream,
+                             const char** why) {
+  if (roles != GemmTraceRoles::producer && roles != GemmTraceRoles::consumers &&
+      roles != GemmTraceRoles::all) {
+    return reject("roles must be GemmTraceRoles::producer, consumers or all", why);
+  }
   if (trace == nullptr || reinterpret_cast<std::uintptr_t>(trace) % 16 != 0 || slices == 0 ||
       per_slice == 0) {
     return reject("trace must be 16-byte aligned device memory of TraceLayout{slices, per_slice}.bytes(), slices and per_slice > 0",
@@ -131,7 +143,8 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
   if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
   return launch_gemm(traced_gemm_kernel_for_cluster(config.cluster_m), a, b, c, m, n, k, config,
                      stream, why,
-                     GemmTraceTarget{static_cast<TraceRecord*>(trace), TraceLayout{slices, per_slice}});
+                     GemmTraceTarget{static_cast<TraceRecord*>(trace), TraceLayout{slices, per_slice},
+                                     roles});
 }
 
 cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas) {

@@ -5,10 +5,12 @@
 // median and range over interleaved rounds of batched launches (the anchors and each linpipe
 // variant alike), in TFLOP/s, for both variants (one CTA a tile; 2-CTA clusters sharing B
 // through TMA multicast), with the GPU's SM clock, power and temperature before and after.
-// Usage: gemm_bench [--quick] [--shape MxNxK] [--trace FILE]
+// Usage: gemm_bench [--quick] [--shape MxNxK] [--trace FILE [--trace-roles all|producer|consumers]]
 //   --quick: fewer timed rounds. --trace FILE: instead of the comparison, one traced launch at
 //   the shape (default 4096^3; its first 2 CTAs) written to FILE as trace-event JSON, with the
 //   summary, the traced result checked against the untraced one, and the cost of tracing.
+//   --trace-roles: which traced warps record (GemmTraceRoles; default all), to tell one
+//   role's tracing cost from another's.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -61,7 +63,7 @@ cublasStatus_t cublas_gemm(cublasHandle_t handle, const void* a, const void* b, 
 }
 
 // --trace: a timeline of one launch (the first 2 CTAs) and the cost of tracing every CTA.
-int trace_mode(const char* path, Shape s) {
+int trace_mode(const char* path, Shape s, GemmTraceRoles roles) {
   if (s.m == 0) s = {4096, 4096, 4096};
   void *a, *b, *c, *traced_c;
   const std::size_t c_elems = std::size_t(s.m) * s.n;
@@ -80,7 +82,7 @@ int trace_mode(const char* path, Shape s) {
   const unsigned per_slice =
       static_cast<unsigned>((tiles + ctas - 1) / ctas) * static_cast<unsigned>(s.k / gemm_tile_k) * 5 + 64;
   const auto traced = [&](void* target, void* buffer, unsigned slices, unsigned records) {
-    return gemm_bf16_traced(a, b, target, s.m, s.n, s.k, config, buffer, slices, records);
+    return gemm_bf16_traced(a, b, target, s.m, s.n, s.k, config, buffer, slices, records, roles);
   };
   char title[96];
   std::snprintf(title, sizeof title, "gemm_bf16 %dx%dx%d, first 2 of %d CTAs", s.m, s.n, s.k, ctas);
@@ -96,8 +98,12 @@ int trace_mode(const char* path, Shape s) {
   BENCH_CHECK(compare_bf16(traced_c, c, c_elems, &cmp));
   std::printf("traced result vs untraced: relative error %.1e, %llu non-finite\n", cmp.relative_error,
               static_cast<unsigned long long>(cmp.non_finite));
-  char what[64];
-  std::snprintf(what, sizeof what, "gemm %dx%dx%d, all %d CTAs traced", s.m, s.n, s.k, ctas);
+  const char* role_names = roles == GemmTraceRoles::producer    ? "the producer's warp"
+                           : roles == GemmTraceRoles::consumers ? "the consumers' warps"
+                                                                : "all three traced warps";
+  char what[112];
+  std::snprintf(what, sizeof what, "gemm %dx%dx%d, all %d CTAs traced (%s)", s.m, s.n, s.k, ctas,
+                role_names);
   linpipe::bench::print_trace_overhead(
       what, [&] { return gemm_bf16(a, b, c, s.m, s.n, s.k, config); },
       static_cast<unsigned>(ctas) * gemm_warps_per_cta, per_slice,
@@ -112,19 +118,29 @@ int main(int argc, char** argv) {
   bool quick = false;
   Shape only{0, 0, 0};  // --shape MxNxK: that shape alone (after the tiny check shape), e.g. for ncu
   const char* trace_path = nullptr;
+  GemmTraceRoles trace_roles = GemmTraceRoles::all;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) {
       quick = true;
     } else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) {
       trace_path = argv[++i];
+    } else if (!std::strcmp(argv[i], "--trace-roles") && i + 1 < argc &&
+               (!std::strcmp(argv[i + 1], "all") || !std::strcmp(argv[i + 1], "producer") ||
+                !std::strcmp(argv[i + 1], "consumers"))) {
+      ++i;
+      trace_roles = !std::strcmp(argv[i], "producer")    ? GemmTraceRoles::producer
+                    : !std::strcmp(argv[i], "consumers") ? GemmTraceRoles::consumers
+                                                         : GemmTraceRoles::all;
     } else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc &&
                std::sscanf(argv[++i], "%dx%dx%d", &only.m, &only.n, &only.k) == 3) {
     } else {
-      std::fprintf(stderr, "usage: gemm_bench [--quick] [--shape MxNxK] [--trace FILE]\n");
+      std::fprintf(stderr,
+                   "usage: gemm_bench [--quick] [--shape MxNxK] [--trace FILE [--trace-roles "
+                   "all|producer|consumers]]\n");
       return 2;
     }
   }
-  if (trace_path != nullptr) return trace_mode(trace_path, only);
+  if (trace_path != nullptr) return trace_mode(trace_path, only, trace_roles);
   const int rounds = quick ? 5 : 21;
   std::vector<Shape> shapes = {{256, 256, 64},    {2048, 2048, 2048}, {4096, 4096, 4096},
                                {8192, 8192, 8192}, {8192, 4096, 2048}, {2048, 8192, 8192},

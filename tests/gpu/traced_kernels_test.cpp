@@ -254,6 +254,69 @@ TEST(TracedGemmSmallBuffer, CountsDropsAndStaysInItsBuffer) {
   for (void* p : {a, b, c}) LINPIPE_CUDA_OK(cudaFree(p));
 }
 
+// GemmTraceRoles: a launch that traces one role fills that role's slices and leaves the
+// other traced warps' slices as zeroed (no header), and still computes what the untraced
+// kernel does.
+TEST(TracedGemmRoles, OnlyTheChosenRoleRecords) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  const int m = 1024, n = 1024, k = 512;
+  const std::size_t nc = std::size_t(m) * n;
+  void *a = nullptr, *b = nullptr, *c = nullptr, *traced_c = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&a, std::size_t(m) * k * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&b, std::size_t(n) * k * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&c, nc * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&traced_c, nc * 2));
+  LINPIPE_CUDA_OK(fill_random_bf16(a, std::size_t(m) * k, 5));
+  LINPIPE_CUDA_OK(fill_random_bf16(b, std::size_t(n) * k, 6));
+  LINPIPE_CUDA_OK(gemm_bf16(a, b, c, m, n, k, GemmConfig{}));
+  const int k_tiles = k / gemm_tile_k;
+  constexpr unsigned per_slice = 256;  // CTA 0's one or more tiles: every event fits
+  for (const GemmTraceRoles roles : {GemmTraceRoles::producer, GemmTraceRoles::consumers}) {
+    const bool producer_only = roles == GemmTraceRoles::producer;
+    SCOPED_TRACE(producer_only ? "producer only" : "consumers only");
+    LINPIPE_CUDA_OK(poison_bf16(traced_c, nc));
+    DeviceTrace trace(gemm_warps, per_slice);  // CTA 0 only
+    const char* why = nullptr;
+    LINPIPE_CUDA_OK(gemm_bf16_traced(a, b, traced_c, m, n, k, GemmConfig{}, trace.data(), gemm_warps,
+                                     per_slice, roles, nullptr, &why));
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+    Bf16Comparison cmp{};
+    LINPIPE_CUDA_OK(compare_bf16(traced_c, c, nc, &cmp));
+    EXPECT_EQ(cmp.relative_error, 0.0) << "tracing changed the result";
+    EXPECT_EQ(trace.clobbered_guard(), 0u) << "trace written past its buffer";
+    const std::vector<TraceSlice> slices = trace.read();
+    for (unsigned warp : {0u, 4u, 8u}) {
+      const bool recorded = (warp == 0) == producer_only;
+      const TraceSlice& slice = slices.at(warp);
+      EXPECT_EQ(slice.header.capacity, recorded ? per_slice : 0u) << "warp " << warp;
+      const SliceSummary summary = check_slice(slice, gemm_stages, "warp " + std::to_string(warp));
+      if (recorded) {
+        EXPECT_GE(summary.acquires, k_tiles) << "warp " << warp << ": at least one tile's k-slices";
+        EXPECT_EQ(summary.acquires % k_tiles, 0) << "warp " << warp << ": whole tiles";
+      } else {
+        EXPECT_EQ(summary.acquires, 0) << "warp " << warp << ": recorded a role not asked for";
+      }
+    }
+  }
+  for (void* p : {a, b, c, traced_c}) LINPIPE_CUDA_OK(cudaFree(p));
+}
+
+// A role set outside GemmTraceRoles is refused with a sentence before any CUDA call.
+TEST(TracedGemmRoles, AnUnknownRoleSetIsRejectedWithAReason) {
+  using namespace linpipe::kernels;
+  alignas(16) static unsigned char fake[64];  // never dereferenced: rejected first
+  for (const unsigned bits : {0u, 4u, 7u}) {
+    const char* why = nullptr;
+    EXPECT_EQ(gemm_bf16_traced(fake, fake, fake, 128, 256, 64, GemmConfig{}, fake, 1, 1,
+                               static_cast<GemmTraceRoles>(bits), nullptr, &why),
+              cudaErrorInvalidValue)
+        << "roles " << bits;
+    ASSERT_NE(why, nullptr);
+    EXPECT_NE(std::string(why).find("GemmTraceRoles"), std::string::npos) << why;
+  }
+}
+
 // The traced copy: exact bytes, and each block's claims cover its tiles, for the persistent
 // grid and for short-lived blocks.
 class TracedStreamCopy : public ::testing::TestWithParam<std::uint32_t> {};
