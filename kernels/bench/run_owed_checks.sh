@@ -1,37 +1,69 @@
 #!/usr/bin/env bash
-# The A/B and checks of issues 28, 29 and 31 in one call, most important first, each step with
-# its own time limit so a call cut short still returns what ran (logs under OUT):
-#   1. gpu_attention_test, the three-warpgroup configurations included (issue 29);
-#   2. the attention A/B against BEFORE's build, torch's backends beside, quick rounds: one line
-#      per case as it finishes, then the tables (issues 28 and 29);
-#   3. the drained tracer: its tests, sanitizers and cost against SLICE's gemm_bench (SliceTrace,
-#      9430879) (issue 31, item 3);
-#   4. the GEMM and stream_copy A/B against BEFORE's builds, while time is left (issue 28).
-# DIR: the staged executables (scripts/stage_device_run.sh, or a subfolder holding what this
-# runs: gpu_attention_test, liblinpipe_attention.so, attention_bench.py, the trace-ring and
-# traced-kernel tests, gpu_hang_detector_test, gemm_bench, stream_copy_bench, the GEMM and
-# stream_copy tests, and the run_*.sh / same_device_code.py scripts). BEFORE: gemm_bench,
-# stream_copy_bench and liblinpipe_attention.so from 695ba5a. SLICE: gemm_bench from 9430879.
-# Usage: run_owed_checks.sh DIR BEFORE SLICE OUT [LIMIT_S, default 560]
+# The measurements owed after the thirteenth session (docs/benchmarks.md, "Next, with a GPU"),
+# most important first, in two parts that each fit one device call; every step has its own
+# time limit, so a call cut short still returns what ran (logs under OUT):
+#   part a: 1. gpu_attention_test;
+#           2. attention_bench.py --kv-groups 1,8: the H200 table of issue 29 and the data to
+#              refit attention_config_for there;
+#           3. the GEMM against BEFORE's by ncu at base clocks, alternating (issue 28, item 6).
+#   part b: 4. the GEMM's tracing cost by role: gemm_bench --trace --trace-roles
+#              all|producer|consumers at 4096^3 and 8192^3 (issue 31, item 3);
+#           5. rmsnorm_bench.py (issue 27's target is on the H200).
+# DIR: the staged executables (scripts/stage_device_run.sh, or a subfolder holding
+# gpu_attention_test, liblinpipe_attention.so, attention_bench.py, gemm_bench,
+# liblinpipe_rmsnorm.so, rmsnorm_bench.py and run_common.sh). BEFORE: gemm_bench from 695ba5a.
+# Usage: run_owed_checks.sh DIR BEFORE OUT a|b
 set -uo pipefail
-dir=$1 before=$2 slice=$3 out=$4 limit=${5:-560}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv,noheader
-timeout 120 "$dir/gpu_attention_test" > "$out/attention_test.log" 2>&1
-echo "attention test rc=$? (${SECONDS} s)"
-grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|Failure|Which is|got" "$out/attention_test.log" | head -20
-timeout 170 python3 "$dir/attention_bench.py" "$dir/liblinpipe_attention.so" \
-  --before "$before/liblinpipe_attention.so" --quick > "$out/attention_ab.txt" 2>&1
-echo "attention bench rc=$? (${SECONDS} s)"
-mkdir -p "$out/trace_ring"
-timeout 150 bash "$dir/run_trace_ring.sh" "$dir" "$slice" "$out/trace_ring" 1 > "$out/trace_ring.txt" 2>&1
-echo "trace ring rc=$? (${SECONDS} s)"
-mkdir -p "$out/gemm"
-left=$((limit - SECONDS))
-if [ "$left" -gt 60 ]; then
-  BUDGET_S=$((left - 60)) timeout "$left" bash "$dir/run_gemm_ab.sh" "$dir" "$before" "$out/gemm" > "$out/gemm_ab.txt" 2>&1
+dir=$1 before=$2 out=$3 part=$4
+source "$(dirname "$0")/run_common.sh"
+print_gpu
+if [ "$part" = a ]; then
+  run_tests "$out" gpu_attention_test
+  timeout 240 python3 "$dir/attention_bench.py" "$dir/liblinpipe_attention.so" --kv-groups 1,8 \
+    > "$out/attention.txt" 2>&1
+  echo "attention bench rc=$? (${SECONDS} s)"
+  shapes="8192x4096x2048 4096x4096x4096 2048x2048x2048 8192x8192x8192 2048x8192x8192 4096x4096x1024 16384x1024x4096"
+  for pass in 1 2; do
+    for shape in $shapes; do
+      order="before after"; [ $pass = 2 ] && order="after before"
+      for side in $order; do
+        bin=$dir/gemm_bench; [ $side = before ] && bin=$before/gemm_bench
+        timeout 60 ncu --print-units base --kernel-name "regex:(^|::)gemm_kernel" --launch-skip 4 \
+          --launch-count 1 --metrics gpu__time_duration.sum "$bin" --quick --shape "$shape" 2>&1 |
+          awk -v side=$side -v shape=$shape '/gpu__time_duration.sum/{print shape, side, $NF}'
+      done
+    done
+  done > "$out/gemm_ncu.txt"
+  echo "gemm A/B done (${SECONDS} s)"
+  python3 - "$out/gemm_ncu.txt" <<'PY'
+import collections, statistics, sys
+t = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    shape, side, value = line.split()
+    t[(shape, side)].append(float(value.replace(",", "")) / 1e3)
+print("| GEMM shape (ncu, base clocks, 1-CTA) | before us | after us | after / before speed |")
+for shape in sorted({s for s, _ in t}):
+    b, a = statistics.median(t[(shape, "before")] or [0]), statistics.median(t[(shape, "after")] or [0])
+    print(f"| {shape} | {b:.1f} | {a:.1f} | {b / a if a else 0:.3f} |")
+PY
+  grep -E "^case " "$out/attention.txt" | cut -c1-200
+elif [ "$part" = b ]; then
+  for shape in 4096x4096x4096 8192x8192x8192; do
+    for roles in all producer consumers; do
+      timeout 90 "$dir/gemm_bench" --trace "$out/trace_${roles}_$shape.json" --shape "$shape" \
+        --trace-roles "$roles" > "$out/trace_${roles}_$shape.txt" 2>&1 || echo "FAILED: $roles $shape"
+      echo "$roles $shape: $(grep -E 'tracing cost' "$out/trace_${roles}_$shape.txt")"
+      rm -f "$out/trace_${roles}_$shape.json"
+    done
+  done
+  echo "trace roles done (${SECONDS} s)"
+  timeout 200 python3 "$dir/rmsnorm_bench.py" "$dir/liblinpipe_rmsnorm.so" > "$out/rmsnorm.txt" 2>&1
+  echo "rmsnorm bench rc=$? (${SECONDS} s)"
+  sed -n '/^## Summary/,$p' "$out/rmsnorm.txt"
+else
+  echo "usage: run_owed_checks.sh DIR BEFORE OUT a|b" >&2
+  exit 2
 fi
-echo "gemm A/B done (${SECONDS} s)"
-grep -E "^case " "$out/attention_ab.txt" | cut -c1-200
-grep -A14 "^Three consumer" "$out/attention_ab.txt"
-tail -n 14 "$out/trace_ring.txt"
-[ -f "$out/gemm_ab.txt" ] && tail -c 2500 "$out/gemm_ab.txt"
+print_gpu
+echo "elapsed ${SECONDS}s"
+exit $status
