@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Compiles a CUDA source to PTX and checks which instruction forms its kernels use.
+
+  check_ptx_instructions.py SOURCE OUTPUT.ptx [--require FORM]... [--forbid FORM]... -- COMPILER FLAGS...
+
+FORM is an instruction with its modifiers, as PTX spells it (e.g. ex2.approx.ftz.f32); it
+matches that instruction exactly, not a longer form that starts with it. Fails when a required
+form is missing from every kernel (.entry) or a forbidden one appears in any, naming the line.
+"""
+import re
+import subprocess
+import sys
+
+INSTRUCTION = re.compile(r"^\s*(?:@!?%p\d+\s+)?([a-z][a-z0-9_.:]*)[\s;]")
+
+
+def main() -> int:
+    split = sys.argv.index("--")
+    source, output = sys.argv[1], sys.argv[2]
+    required, forbidden = [], []
+    options = sys.argv[3:split]
+    for flag, form in zip(options[::2], options[1::2]):
+        (required if flag == "--require" else forbidden).append(form)
+    command = sys.argv[split + 1:] + ["--cuda-device-only", "-S", source, "-o", output]
+    built = subprocess.run(command, capture_output=True, text=True)
+    if built.returncode != 0:
+        print(built.stdout + built.stderr)
+        return 1
+    seen, problems, in_kernel = set(), [], False
+    for number, line in enumerate(open(output, encoding="utf-8"), 1):
+        if line.startswith((".visible .entry", ".entry", ".weak .entry")):
+            in_kernel = True
+        elif re.match(r"^(\.visible |\.weak )?\.func", line):
+            in_kernel = False
+        match = INSTRUCTION.match(line) if in_kernel else None
+        if not match:
+            continue
+        seen.add(match.group(1))
+        if match.group(1) in forbidden:
+            problems.append(f"{output}:{number}: forbidden {match.group(1)}: {line.strip()}")
+    problems += [f"no {form} in any kernel" for form in required if form not in seen]
+    if problems:
+        print("\n".join(problems))
+        return 1
+    print(f"required {required} present, forbidden {forbidden} absent")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
