@@ -10,8 +10,9 @@ shared-memory access. Out-of-line functions (.func: the debug reports, which wri
 memory) are not kernels' slot accesses and are not checked.
 """
 import re
-import subprocess
 import sys
+
+from ptx_kernels import compile_to_ptx, kernel_lines
 
 SPACES = {"shared", "global", "param", "local", "const"}
 ACCESS = re.compile(r"^\s*(?:@!?%p\d+\s+)?(ld|st)((?:\.[a-z0-9:_]+)*)\s")
@@ -19,18 +20,13 @@ ACCESS = re.compile(r"^\s*(?:@!?%p\d+\s+)?(ld|st)((?:\.[a-z0-9:_]+)*)\s")
 
 def main() -> int:
     source, output = sys.argv[1], sys.argv[2]
-    command = sys.argv[4:] + ["--cuda-device-only", "-S", source, "-o", output]
-    built = subprocess.run(command, capture_output=True, text=True)
-    if built.returncode != 0:
-        print(built.stdout + built.stderr)
+    failed = compile_to_ptx(sys.argv[4:], source, output)
+    if failed is not None:
+        print(failed)
         return 1
-    generic, spaced, in_kernel = [], 0, False
-    for number, line in enumerate(open(output, encoding="utf-8"), 1):
-        if line.startswith((".visible .entry", ".entry", ".weak .entry")):
-            in_kernel = True
-        elif re.match(r"^(\.visible |\.weak )?\.func", line):
-            in_kernel = False
-        match = ACCESS.match(line) if in_kernel else None
+    generic, spaced = [], 0
+    for number, line in kernel_lines(output):
+        match = ACCESS.match(line)
         if not match:
             continue
         qualifiers = set(part.split("::")[0] for part in match.group(2).split(".") if part)

@@ -8,8 +8,9 @@ matches that instruction exactly, not a longer form that starts with it. Fails w
 form is missing from every kernel (.entry) or a forbidden one appears in any, naming the line.
 """
 import re
-import subprocess
 import sys
+
+from ptx_kernels import compile_to_ptx, kernel_lines
 
 INSTRUCTION = re.compile(r"^\s*(?:@!?%p\d+\s+)?([a-z][a-z0-9_.:]*)[\s;]")
 
@@ -21,18 +22,13 @@ def main() -> int:
     options = sys.argv[3:split]
     for flag, form in zip(options[::2], options[1::2]):
         (required if flag == "--require" else forbidden).append(form)
-    command = sys.argv[split + 1:] + ["--cuda-device-only", "-S", source, "-o", output]
-    built = subprocess.run(command, capture_output=True, text=True)
-    if built.returncode != 0:
-        print(built.stdout + built.stderr)
+    failed = compile_to_ptx(sys.argv[split + 1:], source, output)
+    if failed is not None:
+        print(failed)
         return 1
-    seen, problems, in_kernel = set(), [], False
-    for number, line in enumerate(open(output, encoding="utf-8"), 1):
-        if line.startswith((".visible .entry", ".entry", ".weak .entry")):
-            in_kernel = True
-        elif re.match(r"^(\.visible |\.weak )?\.func", line):
-            in_kernel = False
-        match = INSTRUCTION.match(line) if in_kernel else None
+    seen, problems = set(), []
+    for number, line in kernel_lines(output):
+        match = INSTRUCTION.match(line)
         if not match:
             continue
         seen.add(match.group(1))
