@@ -20,6 +20,9 @@ def main() -> int:
     source, output = sys.argv[1], sys.argv[2]
     required, forbidden = [], []
     options = sys.argv[3:split]
+    if len(options) % 2 or any(flag not in ("--require", "--forbid") for flag in options[::2]):
+        print(__doc__)
+        return 2
     for flag, form in zip(options[::2], options[1::2]):
         (required if flag == "--require" else forbidden).append(form)
     failed = compile_to_ptx(sys.argv[split + 1:], source, output)
