@@ -389,6 +389,18 @@ cudaError_t launch_rmsnorm(const bf16* x, const bf16* w, bf16* y, std::uint64_t 
   return launched.status;
 }
 
+// A held shape stores from registers only: with bulk stores it is refused, not built.
+template <class K, RmsNormStore Store>
+cudaError_t launch_held(const bf16* x, const bf16* w, bf16* y, std::uint64_t rows, float eps,
+                        const RmsNormConfig& config, cudaStream_t stream, const char** why) {
+  if constexpr (Store == RmsNormStore::threads) {
+    return launch_rmsnorm<K, Store>(x, w, y, rows, eps, config, stream, why);
+  } else {
+    if (why != nullptr) *why = "rmsnorm_bf16: the held shapes store from registers (store = threads)";
+    return cudaErrorInvalidValue;
+  }
+}
+
 // The shapes per width: `wide` (4 consumer warps, 32 KiB tiles, 64 KiB at n = 8192, 3 stages:
 // two CTAs an SM, one at n = 8192), `narrow` (2 consumer warps, half the tile, 4 stages),
 // `shallow` (as wide with 2 stages: three CTAs an SM, so more warps normalise at once), the
@@ -421,26 +433,13 @@ cudaError_t rmsnorm_store(const bf16* x, const bf16* w, bf16* y, std::uint64_t r
     case RmsNormShape::row:
       return launch_rmsnorm<RmsNorm<N, 1, 1, 1>, Store>(x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::held:
+      return launch_held<HeldRmsNorm<N, 2>, Store>(x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::held_deep:
+      return launch_held<HeldRmsNorm<N, 3>, Store>(x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::held_single:
+      return launch_held<HeldRmsNorm<N, 1>, Store>(x, w, y, rows, eps, config, stream, why);
     case RmsNormShape::held_single_half:
-      if constexpr (Store == RmsNormStore::threads) {
-        switch (config.shape) {
-          case RmsNormShape::held:
-            return launch_rmsnorm<HeldRmsNorm<N, 2>, Store>(x, w, y, rows, eps, config, stream, why);
-          case RmsNormShape::held_deep:
-            return launch_rmsnorm<HeldRmsNorm<N, 3>, Store>(x, w, y, rows, eps, config, stream, why);
-          case RmsNormShape::held_single:
-            return launch_rmsnorm<HeldRmsNorm<N, 1>, Store>(x, w, y, rows, eps, config, stream, why);
-          case RmsNormShape::held_single_half:
-            return launch_rmsnorm<HeldRmsNorm<N, 1, 8192>, Store>(x, w, y, rows, eps, config,
-                                                                  stream, why);
-          default:
-            break;  // unreachable: only the held shapes come here
-        }
-      }
-      if (why != nullptr) *why = "rmsnorm_bf16: the held shapes store from registers (store = threads)";
-      return cudaErrorInvalidValue;
+      return launch_held<HeldRmsNorm<N, 1, 8192>, Store>(x, w, y, rows, eps, config, stream, why);
   }
   if (why != nullptr) *why = "rmsnorm_bf16: unknown shape";
   return cudaErrorInvalidValue;

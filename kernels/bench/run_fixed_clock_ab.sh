@@ -7,7 +7,7 @@
 # at the shapes where the best configuration was slower after (quick rounds, boost clocks).
 # Usage: run_fixed_clock_ab.sh DIR BEFORE OUT
 #   GEMM_SHAPES (default the benchmark's seven), GEMM_REPS (default 1),
-#   ATTENTION_ARGS (default --seqs 2048,16384 --head-dims 128 --masks full)
+#   ATTENTION_ARGS (default --seqs 2048,16384 --head-dims 128 --masks full; "none": GEMM only)
 set -uo pipefail
 dir=$1 before=$2 out=$3
 source "$(dirname "$0")/run_common.sh"
@@ -40,8 +40,10 @@ for shape, cluster in sorted({(s, c) for s, c, _ in t}, key=lambda k: (k[0], k[1
     b, a = statistics.median(t[(shape, cluster, "before")] or [0]), statistics.median(t[(shape, cluster, "after")] or [0])
     print(f"| {shape} | {cluster} | {b:.1f} | {a:.1f} | {b / a if a else 0:.3f} |")
 PY
-run python3 "$dir/attention_bench.py" "$dir/liblinpipe_attention.so" --before "$before/liblinpipe_attention.so" \
-  --kv-groups 1 --quick ${ATTENTION_ARGS:---seqs 2048,16384 --head-dims 128 --masks full} > "$out/attention_ab.txt" 2>&1
-tail -n 30 "$out/attention_ab.txt"
+if [ "${ATTENTION_ARGS:-}" != none ]; then
+  run python3 "$dir/attention_bench.py" "$dir/liblinpipe_attention.so" --before "$before/liblinpipe_attention.so" \
+    --kv-groups 1 --quick ${ATTENTION_ARGS:---seqs 2048,16384 --head-dims 128 --masks full} > "$out/attention_ab.txt" 2>&1
+  tail -n 30 "$out/attention_ab.txt"
+fi
 echo "elapsed ${SECONDS}s"
 exit $status

@@ -5,13 +5,15 @@
 #   part a: 1. gpu_attention_test;
 #           2. attention_bench.py --kv-groups 1,8: the H200 table of issue 29 and the data to
 #              refit attention_config_for there;
-#           3. the GEMM against BEFORE's by ncu at base clocks, alternating (issue 28, item 6).
+#           3. the GEMM against BEFORE's by ncu at base clocks, alternating, two passes
+#              (run_fixed_clock_ab.sh, its attention part skipped; issue 28, item 6).
 #   part b: 4. the GEMM's tracing cost by role: gemm_bench --trace --trace-roles
 #              all|producer|consumers at 4096^3 and 8192^3 (issue 31, item 3);
 #           5. rmsnorm_bench.py (issue 27's target is on the H200).
 # DIR: the staged executables (scripts/stage_device_run.sh, or a subfolder holding
 # gpu_attention_test, liblinpipe_attention.so, attention_bench.py, gemm_bench,
-# liblinpipe_rmsnorm.so, rmsnorm_bench.py and run_common.sh). BEFORE: gemm_bench from 695ba5a.
+# liblinpipe_rmsnorm.so, rmsnorm_bench.py, run_common.sh and run_fixed_clock_ab.sh). BEFORE:
+# gemm_bench from 695ba5a.
 # Usage: run_owed_checks.sh DIR BEFORE OUT a|b
 set -uo pipefail
 dir=$1 before=$2 out=$3 part=$4
@@ -22,30 +24,10 @@ if [ "$part" = a ]; then
   timeout 240 python3 "$dir/attention_bench.py" "$dir/liblinpipe_attention.so" --kv-groups 1,8 \
     > "$out/attention.txt" 2>&1
   echo "attention bench rc=$? (${SECONDS} s)"
-  shapes="8192x4096x2048 4096x4096x4096 2048x2048x2048 8192x8192x8192 2048x8192x8192 4096x4096x1024 16384x1024x4096"
-  for pass in 1 2; do
-    for shape in $shapes; do
-      order="before after"; [ $pass = 2 ] && order="after before"
-      for side in $order; do
-        bin=$dir/gemm_bench; [ $side = before ] && bin=$before/gemm_bench
-        timeout 60 ncu --print-units base --kernel-name "regex:(^|::)gemm_kernel" --launch-skip 4 \
-          --launch-count 1 --metrics gpu__time_duration.sum "$bin" --quick --shape "$shape" 2>&1 |
-          awk -v side=$side -v shape=$shape '/gpu__time_duration.sum/{print shape, side, $NF}'
-      done
-    done
-  done > "$out/gemm_ncu.txt"
-  echo "gemm A/B done (${SECONDS} s)"
-  python3 - "$out/gemm_ncu.txt" <<'PY'
-import collections, statistics, sys
-t = collections.defaultdict(list)
-for line in open(sys.argv[1]):
-    shape, side, value = line.split()
-    t[(shape, side)].append(float(value.replace(",", "")) / 1e3)
-print("| GEMM shape (ncu, base clocks, 1-CTA) | before us | after us | after / before speed |")
-for shape in sorted({s for s, _ in t}):
-    b, a = statistics.median(t[(shape, "before")] or [0]), statistics.median(t[(shape, "after")] or [0])
-    print(f"| {shape} | {b:.1f} | {a:.1f} | {b / a if a else 0:.3f} |")
-PY
+  GEMM_REPS=2 ATTENTION_ARGS=none timeout 300 bash "$(dirname "$0")/run_fixed_clock_ab.sh" \
+    "$dir" "$before" "$out" > "$out/gemm_ab.txt" 2>&1
+  echo "gemm A/B rc=$? (${SECONDS} s)"
+  grep -E "^\|" "$out/gemm_ab.txt"
   grep -E "^case " "$out/attention.txt" | cut -c1-200
 elif [ "$part" = b ]; then
   for shape in 4096x4096x4096 8192x8192x8192; do
