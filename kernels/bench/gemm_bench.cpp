@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "bench_timing.h"
@@ -62,6 +63,18 @@ cublasStatus_t cublas_gemm(cublasHandle_t handle, const void* a, const void* b, 
                       CUBLAS_GEMM_DEFAULT);
 }
 
+// --trace-roles' arguments, and how the cost line names each role set.
+struct TraceRolesName {
+  const char* argument;
+  GemmTraceRoles roles;
+  const char* description;
+};
+constexpr TraceRolesName trace_roles_names[] = {
+    {"all", GemmTraceRoles::all, "all three traced warps"},
+    {"producer", GemmTraceRoles::producer, "the producer's warp"},
+    {"consumers", GemmTraceRoles::consumers, "the consumers' warps"},
+};
+
 // --trace: a timeline of one launch (the first 2 CTAs) and the cost of tracing every CTA.
 int trace_mode(const char* path, Shape s, GemmTraceRoles roles) {
   if (s.m == 0) s = {4096, 4096, 4096};
@@ -98,9 +111,10 @@ int trace_mode(const char* path, Shape s, GemmTraceRoles roles) {
   BENCH_CHECK(compare_bf16(traced_c, c, c_elems, &cmp));
   std::printf("traced result vs untraced: relative error %.1e, %llu non-finite\n", cmp.relative_error,
               static_cast<unsigned long long>(cmp.non_finite));
-  const char* role_names = roles == GemmTraceRoles::producer    ? "the producer's warp"
-                           : roles == GemmTraceRoles::consumers ? "the consumers' warps"
-                                                                : "all three traced warps";
+  const char* role_names = "";
+  for (const TraceRolesName& name : trace_roles_names) {
+    if (name.roles == roles) role_names = name.description;
+  }
   char what[112];
   std::snprintf(what, sizeof what, "gemm %dx%dx%d, all %d CTAs traced (%s)", s.m, s.n, s.k, ctas,
                 role_names);
@@ -125,12 +139,13 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) {
       trace_path = argv[++i];
     } else if (!std::strcmp(argv[i], "--trace-roles") && i + 1 < argc &&
-               (!std::strcmp(argv[i + 1], "all") || !std::strcmp(argv[i + 1], "producer") ||
-                !std::strcmp(argv[i + 1], "consumers"))) {
+               std::any_of(std::begin(trace_roles_names), std::end(trace_roles_names),
+                           [&](const TraceRolesName& name) {
+                             if (std::strcmp(name.argument, argv[i + 1]) != 0) return false;
+                             trace_roles = name.roles;
+                             return true;
+                           })) {
       ++i;
-      trace_roles = !std::strcmp(argv[i], "producer")    ? GemmTraceRoles::producer
-                    : !std::strcmp(argv[i], "consumers") ? GemmTraceRoles::consumers
-                                                         : GemmTraceRoles::all;
     } else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc &&
                std::sscanf(argv[++i], "%dx%dx%d", &only.m, &only.n, &only.k) == 3) {
     } else {
