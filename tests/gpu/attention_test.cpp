@@ -171,6 +171,12 @@ void expect_matches(const std::vector<std::uint16_t>& out, const std::vector<flo
                     const std::vector<float>& want, const std::vector<float>& want_lse, const Case& c,
                     std::size_t n, std::size_t rows, std::size_t guard, std::size_t guard_rows);
 
+// Q, K and V elements of a case: Q's rows, then K's and V's (fewer with grouped heads).
+std::size_t q_elems(const Case& c) {
+  return static_cast<std::size_t>(c.batch) * c.heads * c.seq * c.head_dim;
+}
+std::size_t kv_elems(const Case& c) { return q_elems(c) / c.heads * (c.kv_heads == 0 ? c.heads : c.kv_heads); }
+
 // Every configuration (and the default) on these inputs, each against the reference.
 void expect_every_configuration_matches(const Case& c, const std::vector<std::uint16_t>& q,
                                         const std::vector<std::uint16_t>& k,
@@ -183,8 +189,7 @@ void expect_every_configuration_matches(const Case& c, const std::vector<std::ui
   shape.causal = c.causal;
   shape.kv_heads = c.kv_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
-  const std::size_t rows = static_cast<std::size_t>(c.batch) * c.heads * c.seq;
-  const std::size_t n = rows * c.head_dim;
+  const std::size_t n = q_elems(c), rows = n / c.head_dim;
   constexpr std::size_t guard_rows = 128;  // after O: must stay poisoned
   const std::size_t guard = guard_rows * c.head_dim;
 
@@ -219,12 +224,6 @@ void expect_every_configuration_matches(const Case& c, const std::vector<std::ui
     expect_matches(out, lse, want, want_lse, c, n, rows, guard, guard_rows);
   }
 }
-
-// Q, K and V elements of a case: Q's rows, then K's and V's (fewer with grouped heads).
-std::size_t q_elems(const Case& c) {
-  return static_cast<std::size_t>(c.batch) * c.heads * c.seq * c.head_dim;
-}
-std::size_t kv_elems(const Case& c) { return q_elems(c) / c.heads * (c.kv_heads == 0 ? c.heads : c.kv_heads); }
 
 TEST_P(Attention, MatchesFloatReference) {
   LINPIPE_REQUIRE_GPU();
@@ -295,12 +294,12 @@ INSTANTIATE_TEST_SUITE_P(GroupedQuery, Attention,
 // O's rescale left out its worst error is 4.1 (uniform inputs: 0.04-0.07).
 TEST(AttentionSoftmax, RowMaximaGrowingAcrossTiles) {
   LINPIPE_REQUIRE_GPU();
+  const auto positive = [](std::vector<std::uint16_t> x) {  // [-1, 1) -> [0.25, 1)
+    for (auto& e : x) e = float_to_bf16(0.625f + 0.375f * bf16_to_float(e));
+    return x;
+  };
   for (const Case& c : {Case{1, 2, 1024, 64, false}, Case{1, 2, 1024, 128, true}}) {
     SCOPED_TRACE(testing::Message() << "head dim " << c.head_dim << (c.causal ? ", causal" : ", full"));
-    const auto positive = [](std::vector<std::uint16_t> x) {  // [-1, 1) -> [0.25, 1)
-      for (auto& e : x) e = float_to_bf16(0.625f + 0.375f * bf16_to_float(e));
-      return x;
-    };
     const auto q = positive(random_bf16(q_elems(c), 7));
     auto k = positive(random_bf16(kv_elems(c), 8));
     for (std::size_t i = 0; i < k.size(); ++i) {
