@@ -74,8 +74,9 @@ __device__ __forceinline__ void pv_step(KvPipeline& v_pipe, SharedMemory<B>& sha
 }
 
 // One consumer warpgroup (all 128 threads), one step at a time: S = Q K^T, the softmax, then
-// O += P V, each waiting for the last (the reference schedule). Two turns a tile.
-template <class B, bool PingPong>
+// O += P V, each waiting for the last (the reference schedule). Two turns a tile. Lazy: the
+// softmax's lazy rescaling (softmax_tile).
+template <class B, bool PingPong, bool Lazy>
 __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, KvPipeline& k_pipe,
                                  KvPipeline& v_pipe, SharedMemory<B>& shared,
                                  const CUtensorMap* map_o, float* lse, const ConsumerTask& task) {
@@ -88,8 +89,8 @@ __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, 
   // The softmax of tile j's S, then O += P V.
   const auto softmax_and_pv = [&](float (&s)[64], int j) __attribute__((always_inline)) {
     std::uint32_t p[32];
-    float rescale[2];
-    softmax_tile(s, rescale, stats, f, task, j * block_kv);
+    Rescale rescale;
+    softmax_tile<Lazy>(s, rescale, stats, f, task, j * block_kv);
     pack_p(s, p);
     rescale_rows(o, rescale);
     pv_step<B>(v_pipe, shared, o, p, turns);
@@ -122,7 +123,7 @@ __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, 
 // only, and computes P(j+1) in fp32 while the second runs; once that group has retired (it
 // reads P(j)'s registers and writes O), P(j+1) is packed to bf16 and O rescaled. A turn per
 // tile and one more (the last P V). Q is freed before the last P V, every S having retired.
-template <class B, bool PingPong>
+template <class B, bool PingPong, bool Lazy>
 __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe, KvPipeline& k_pipe,
                                    KvPipeline& v_pipe, SharedMemory<B>& shared,
                                    const CUtensorMap* map_o, float* lse, const ConsumerTask& task) {
@@ -139,8 +140,8 @@ __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe
   {
     float s[64];
     score_step<B>(k_pipe, shared, q_desc, turns, s);
-    float rescale[2];  // O is still zero: nothing to rescale
-    softmax_tile(s, rescale, stats, f, task, 0);
+    Rescale rescale;  // O is still zero: nothing to rescale
+    softmax_tile<Lazy>(s, rescale, stats, f, task, 0);
     pack_p(s, p);
   }
   for (int j = 0; j + 1 < task.tiles; ++j) {
@@ -161,8 +162,8 @@ __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe
     ptx::wgmma_wait_group<1>();  // S(j+1) has retired; O += P(j) V(j) may still run
     ptx::wgmma_fence_operands(s);
     k.release();
-    float rescale[2];
-    softmax_tile(s, rescale, stats, f, task, (j + 1) * block_kv);
+    Rescale rescale;
+    softmax_tile<Lazy>(s, rescale, stats, f, task, (j + 1) * block_kv);
     ptx::wgmma_wait_group<0>();  // P(j) V(j) has retired: O and p are free
     ptx::wgmma_fence_operands(o);
     ptx::wgmma_fence_operands(p);

@@ -53,8 +53,8 @@ namespace {
 
 // Dynamic: the CTA's leader (the producer's issuing lane) claims query blocks from
 // work.claimed's counter and every consumer thread follows its claims; else every role walks
-// work.tiles.
-template <class B, bool Overlap, bool PingPong, bool Dynamic>
+// work.tiles. Lazy: the softmax's lazy rescaling (attention_softmax.cuh).
+template <class B, bool Overlap, bool PingPong, bool Dynamic, bool Lazy>
 __global__ void __launch_bounds__(B::Roles::threads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_o,
@@ -101,9 +101,9 @@ __global__ void __launch_bounds__(B::Roles::threads, 1)
           const ConsumerTask task(QueryBlock(item, packing, B::block_q, seq, causal), packing, B::block_q,
                                   consumer, seq, causal, scale_log2);
           if constexpr (Overlap) {
-            consume_overlapped<B, PingPong>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
+            consume_overlapped<B, PingPong, Lazy>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
           } else {
-            consume_in_order<B, PingPong>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
+            consume_in_order<B, PingPong, Lazy>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
           }
         };
         if constexpr (Dynamic) {
@@ -119,23 +119,24 @@ __global__ void __launch_bounds__(B::Roles::threads, 1)
 
 // The kernel of a schedule, or null for one the blocking does not build: with three consumer
 // warpgroups, the overlapped schedule's second S and P plus the ping-pong turn's state exceed
-// their 160 registers (ptxas spills 16 bytes), so that pair is not offered.
-template <class B, bool Overlap, bool PingPong, bool Dynamic>
+// their 160 registers (ptxas spills 16 bytes), so that pair is not offered; lazy rescaling is
+// built at head dim 128 only (measured on long rows there; attention_bf16 says so).
+template <class B, bool Overlap, bool PingPong, bool Dynamic, bool Lazy>
 constexpr AttentionKernel kernel_if_built() {
-  if constexpr (B::warpgroups == 3 && Overlap && PingPong) {
+  if constexpr ((B::warpgroups == 3 && Overlap && PingPong) || (Lazy && B::head_dim != 128)) {
     return nullptr;
   } else {
-    return attention_kernel<B, Overlap, PingPong, Dynamic>;
+    return attention_kernel<B, Overlap, PingPong, Dynamic, Lazy>;
   }
 }
 
-template <class B>
+template <class B, bool Lazy>
 AttentionKernel kernel_for(bool overlap_softmax, bool pingpong, bool dynamic) {
   constexpr AttentionKernel by_schedule[2][2][2] = {
-      {{kernel_if_built<B, false, false, false>(), kernel_if_built<B, false, true, false>()},
-       {kernel_if_built<B, true, false, false>(), kernel_if_built<B, true, true, false>()}},
-      {{kernel_if_built<B, false, false, true>(), kernel_if_built<B, false, true, true>()},
-       {kernel_if_built<B, true, false, true>(), kernel_if_built<B, true, true, true>()}}};
+      {{kernel_if_built<B, false, false, false, Lazy>(), kernel_if_built<B, false, true, false, Lazy>()},
+       {kernel_if_built<B, true, false, false, Lazy>(), kernel_if_built<B, true, true, false, Lazy>()}},
+      {{kernel_if_built<B, false, false, true, Lazy>(), kernel_if_built<B, false, true, true, Lazy>()},
+       {kernel_if_built<B, true, false, true, Lazy>(), kernel_if_built<B, true, true, true, Lazy>()}}};
   return by_schedule[dynamic][overlap_softmax][pingpong];
 }
 
@@ -151,9 +152,11 @@ auto with_blocking(int head_dim, int warpgroups, Use&& use) {
 }  // namespace
 
 AttentionKernel attention_kernel_for(int head_dim, int warpgroups, bool overlap_softmax, bool pingpong,
-                                     bool dynamic) {
-  return with_blocking(head_dim, warpgroups,
-                       [&]<class B>(B) { return kernel_for<B>(overlap_softmax, pingpong, dynamic); });
+                                     bool dynamic, bool lazy_rescale) {
+  return with_blocking(head_dim, warpgroups, [&]<class B>(B) {
+    return lazy_rescale ? kernel_for<B, true>(overlap_softmax, pingpong, dynamic)
+                        : kernel_for<B, false>(overlap_softmax, pingpong, dynamic);
+  });
 }
 
 std::size_t attention_shared_bytes(int head_dim, int warpgroups) {

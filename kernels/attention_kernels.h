@@ -84,9 +84,10 @@ using AttentionKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensor
                                  AttentionWork, HeadPacking, bool, float);
 
 // The kernel for a head dim (64 or 128), consumer warpgroups (2, or 3 at head dim 64), a
-// consumer schedule and a walk (AttentionConfig).
+// consumer schedule, a walk and the softmax's rescaling (AttentionConfig); null where none is
+// built (attention_bf16 rejects those configurations first, with the reason).
 AttentionKernel attention_kernel_for(int head_dim, int warpgroups, bool overlap_softmax, bool pingpong,
-                                     bool dynamic);
+                                     bool dynamic, bool lazy_rescale);
 // Its dynamic shared memory (its SharedPlan's launch_bytes()).
 std::size_t attention_shared_bytes(int head_dim, int warpgroups);
 

@@ -137,7 +137,7 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
   // query blocks.
   const LaunchResult launched = linpipe::launch(
       attention_kernel_for(shape.head_dim, config.query_warpgroups, config.overlap_softmax, config.pingpong,
-                           config.dynamic),
+                           config.dynamic, config.lazy_rescale),
       {.threads = attention_threads(config.query_warpgroups),
        .shared_bytes = attention_shared_bytes(shape.head_dim, config.query_warpgroups),
        .items = work.tiles.count(),
@@ -177,6 +177,9 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
   if (config.query_warpgroups == 3 && config.overlap_softmax && config.pingpong)
     return reject("query_warpgroups 3 has no overlapped ping-pong schedule (its registers would spill): turn "
                   "off overlap_softmax or pingpong, or use 2 query warpgroups");
+  if (config.lazy_rescale && shape.head_dim != 128)
+    return reject("lazy_rescale is built at head_dim 128 only (it pays on long rows there): turn it off at "
+                  "head_dim 64");
   if (config.query_warpgroups == 3 && config.packed_heads > 1)
     return reject("query_warpgroups 3 computes one query head per CTA: set packed_heads to 0 or 1, or use 2 "
                   "query warpgroups to pack heads");
@@ -241,11 +244,11 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
 
 }  // namespace linpipe::kernels
 
-extern "C" int linpipe_attention_config_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
-                                             int batch, int heads, int kv_heads, int seq, int head_dim,
-                                             int causal, float scale, int overlap_softmax, int pingpong,
-                                             int persistent, int dynamic, int packed_heads,
-                                             int query_warpgroups, void* stream) {
+extern "C" int linpipe_attention_options_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                              int batch, int heads, int kv_heads, int seq, int head_dim,
+                                              int causal, float scale, int overlap_softmax, int pingpong,
+                                              int persistent, int dynamic, int packed_heads,
+                                              int query_warpgroups, int lazy_rescale, void* stream) {
   linpipe::kernels::AttentionShape shape;
   shape.batch = batch;
   shape.heads = heads;
@@ -261,10 +264,21 @@ extern "C" int linpipe_attention_config_bf16(const void* q, const void* k, const
   config.dynamic = dynamic != 0;
   config.packed_heads = packed_heads;
   config.query_warpgroups = query_warpgroups;
+  config.lazy_rescale = lazy_rescale != 0;
   const cudaError_t status = linpipe::kernels::attention_bf16(q, k, v, o, lse, shape, scale, config,
                                                               static_cast<cudaStream_t>(stream), &why);
   if (status == cudaErrorInvalidValue && why != nullptr) std::fprintf(stderr, "linpipe_attention_bf16: %s\n", why);
   return static_cast<int>(status);
+}
+
+extern "C" int linpipe_attention_config_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                             int batch, int heads, int kv_heads, int seq, int head_dim,
+                                             int causal, float scale, int overlap_softmax, int pingpong,
+                                             int persistent, int dynamic, int packed_heads,
+                                             int query_warpgroups, void* stream) {
+  return linpipe_attention_options_bf16(q, k, v, o, lse, batch, heads, kv_heads, seq, head_dim, causal, scale,
+                                        overlap_softmax, pingpong, persistent, dynamic, packed_heads,
+                                        query_warpgroups, 0, stream);
 }
 
 extern "C" int linpipe_attention_gqa_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
@@ -284,7 +298,7 @@ extern "C" int linpipe_attention_config_bits(int heads, int kv_heads, int seq, i
   shape.causal = causal != 0;
   const linpipe::kernels::AttentionConfig config = linpipe::kernels::attention_config_for(shape);
   return (config.overlap_softmax ? 1 : 0) | (config.pingpong ? 2 : 0) | (config.persistent ? 4 : 0) |
-         (config.dynamic ? 8 : 0) | (config.query_warpgroups == 3 ? 16 : 0);
+         (config.dynamic ? 8 : 0) | (config.query_warpgroups == 3 ? 16 : 0) | (config.lazy_rescale ? 32 : 0);
 }
 
 extern "C" int linpipe_attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,

@@ -23,13 +23,28 @@ __device__ inline float quad_sum(float x) {
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
+// Lazy rescaling (FlashAttention 4): a row's running maximum moves only when a tile's scaled
+// scores pass it by more than this (base 2), so most tiles of a long row rescale nothing.
+// Below it every exp2(x - max) is at most 2^8, which P (bf16) and the fp32 sums hold at full
+// relative precision, and the final division by the sum cancels whichever maximum was used.
+constexpr float lazy_max_slack_log2 = 8.0f;
+
+// What the output rows must be multiplied by before the next P V (how much each row's maximum
+// moved), and whether any row of the warp moved (warp-uniform; always true eagerly), so a
+// lazy warp whose rows all kept their maximum skips the multiplies.
+struct Rescale {
+  float factor[2];
+  bool any;
+};
+
 // S (64 x 128 of this warpgroup) -> P, in place and in fp32: masks keys past the sequence
 // and, when causal, after the query (only in a tile that has such keys for one of the
 // warpgroup's rows: the others need no test); folds the tile into `stats`, whose maximum is
-// kept scaled (base 2). Returns in `rescale` what the output rows must be multiplied by (how
-// much each row's maximum grew), which rescale_rows applies once no wgmma writes them;
-// pack_p makes wgmma's A operand of P.
-__device__ __forceinline__ void softmax_tile(float (&s)[64], float (&rescale)[2], RowStats& stats,
+// kept scaled (base 2): moved to every new maximum, or with Lazy only past the slack above.
+// Returns in `rescale` what the output rows must be multiplied by, which rescale_rows applies
+// once no wgmma writes them; pack_p makes wgmma's A operand of P.
+template <bool Lazy>
+__device__ __forceinline__ void softmax_tile(float (&s)[64], Rescale& rescale, RowStats& stats,
                                              const AccumulatorPlace& f, const ConsumerTask& task,
                                              int key0) {
   const int seq = task.seq;
@@ -57,17 +72,24 @@ __device__ __forceinline__ void softmax_tile(float (&s)[64], float (&rescale)[2]
   }
 #pragma unroll
   for (int i = 0; i < 64; ++i) tile_max[(i / 2) % 2] = __builtin_fmaxf(tile_max[(i / 2) % 2], s[i]);
+  bool moved = false;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     // The scale is positive: the maximum of the scaled scores is the scaled maximum.
     const float grown = __builtin_fmaxf(stats.max[h], quad_max(tile_max[h]) * scale_log2);
+    // Lazy: decided per row (its four threads agree), with selects, so the exponentials below
+    // never wait for the warp's vote. A row's first key always moves its -inf maximum.
+    const bool moves = !Lazy || grown > stats.max[h] + lazy_max_slack_log2;
+    const float kept = moves ? grown : stats.max[h];
     // A row with no key yet (all masked so far) keeps max -inf: subtract 0 instead of inf.
-    const float base = grown == -__builtin_inff() ? 0.0f : grown;
-    rescale[h] = ptx::ex2_approx_ftz(stats.max[h] - base);
-    stats.max[h] = grown;
-    stats.sum[h] *= rescale[h];
+    const float base = kept == -__builtin_inff() ? 0.0f : kept;
+    rescale.factor[h] = moves ? ptx::ex2_approx_ftz(stats.max[h] - base) : 1.0f;
+    stats.max[h] = kept;
+    stats.sum[h] *= rescale.factor[h];
     tile_max[h] = base;
+    moved |= moves;
   }
+  rescale.any = Lazy ? __any_sync(0xffffffffu, moved) : true;
 #pragma unroll
   for (int i = 0; i < 64; ++i) {
     const int h = (i / 2) % 2;
@@ -88,9 +110,10 @@ __device__ __forceinline__ void pack_p(const float (&s)[64], std::uint32_t (&p)[
 }
 
 template <int OutRegs>
-__device__ __forceinline__ void rescale_rows(float (&o)[OutRegs], const float (&rescale)[2]) {
+__device__ __forceinline__ void rescale_rows(float (&o)[OutRegs], const Rescale& rescale) {
+  if (!rescale.any) return;
 #pragma unroll
-  for (int i = 0; i < OutRegs; ++i) o[i] *= rescale[(i / 2) % 2];
+  for (int i = 0; i < OutRegs; ++i) o[i] *= rescale.factor[(i / 2) % 2];
 }
 
 }  // namespace

@@ -14,14 +14,16 @@ schedule in order or with the softmax overlapped with the tensor cores; with or 
 ping-pong, the two consumer warpgroups taking turns on the tensor cores; a CTA per query block
 or a persistent grid of a CTA per SM; and the persistent grid with its CTAs claiming blocks
 from a counter, dynamic, without ping-pong), at head dim 64 eight more with three consumer
-warpgroups (192-row query blocks; all but the overlapped ping-pong), and its fastest is
+warpgroups (192-row query blocks; all but the overlapped ping-pong), at head dim 128 the ten
+again with lazy rescaling (AttentionConfig::lazy_rescale), and its fastest is
 compared, as is the configuration attention_config_for picks (the default). CUDA events around 20 launches after
 5 warm-ups, median of 5 rounds. FLOPs: 4 x batch x heads x seq^2 x head_dim, half
 that when causal. Before timing, linpipe's output is checked against torch's (max |difference|).
 The table comes last. --before LIB2: an A/B of two builds (LIB2 the one before a change), each
 configuration of both timed in turn on the same tensors, checked against torch too; a second
 table gives each configuration's speed after / before (above 1: faster now): every configuration
-where LIB2 has the grouped entry point, else the eight an older build has. --once: each linpipe configuration and each torch backend runs once on
+where LIB2 has the grouped entry point (the lazy ones where it has linpipe_attention_options_bf16),
+else the eight an older build has. --once: each linpipe configuration and each torch backend runs once on
 each case, untimed, with no table (for a profiler such as ncu); --once-schedules LIST: only these
 linpipe configurations then, "default" (attention_config_for's) or an index into SCHEDULES
 (0: in order, a CTA per query block), e.g. "default,0"; with --before, each configuration
@@ -42,19 +44,23 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 # linpipe's configurations: (overlap_softmax, pingpong, persistent, dynamic, three query
-# warpgroups), and their names in the table: every schedule on both grids, and the persistent
-# grid claiming blocks from a counter (dynamic) with either schedule, no ping-pong; then the
-# same with three consumer warpgroups (head dim 64 only), less the overlapped ping-pong.
-TWO_WARPGROUPS = ([(overlap, pingpong, persistent, 0, 0) for persistent in (0, 1) for pingpong in (0, 1)
-                   for overlap in (0, 1)] + [(overlap, 0, 1, 1, 0) for overlap in (0, 1)])
-SCHEDULES = TWO_WARPGROUPS + [(o, pp, pe, dyn, 1) for o, pp, pe, dyn, _ in TWO_WARPGROUPS if not (o and pp)]
+# warpgroups, lazy rescaling), and their names in the table: every schedule on both grids, and
+# the persistent grid claiming blocks from a counter (dynamic) with either schedule, no
+# ping-pong; then the same with three consumer warpgroups (head dim 64 only), less the
+# overlapped ping-pong; then the two-warpgroup ten with lazy rescaling (head dim 128 only).
+TWO_WARPGROUPS = ([(overlap, pingpong, persistent, 0, 0, 0) for persistent in (0, 1) for pingpong in (0, 1)
+                   for overlap in (0, 1)] + [(overlap, 0, 1, 1, 0, 0) for overlap in (0, 1)])
+SCHEDULES = (TWO_WARPGROUPS + [(o, pp, pe, dyn, 1, 0) for o, pp, pe, dyn, _, _ in TWO_WARPGROUPS if not (o and pp)]
+             + [(o, pp, pe, dyn, 0, 1) for o, pp, pe, dyn, _, _ in TWO_WARPGROUPS])
 SCHEDULE_NAMES = [("overlapped" if o else "in order") + (" + ping-pong" if pp else "") + (", persistent" if pe else "")
-                  + (", dynamic" if dyn else "") + (", 3 wg" if wide else "") for o, pp, pe, dyn, wide in SCHEDULES]
+                  + (", dynamic" if dyn else "") + (", 3 wg" if wide else "") + (", lazy" if lazy else "")
+                  for o, pp, pe, dyn, wide, lazy in SCHEDULES]
 
 
 def runs_at(schedule, head_dim):
-    """Whether linpipe offers the configuration at this head dim (three warpgroups: 64 only)."""
-    return not schedule[4] or head_dim == 64
+    """Whether linpipe offers the configuration at this head dim (three warpgroups: 64 only; lazy
+    rescaling: 128 only)."""
+    return (not schedule[4] or head_dim == 64) and (not schedule[5] or head_dim == 128)
 BACKENDS = [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION),
             ("efficient", SDPBackend.EFFICIENT_ATTENTION)]
 
@@ -69,22 +75,27 @@ def load(lib_path):
 
 
 def load_rule(lib_path):
-    """linpipe_attention_config_bits: attention_config_for's choice, as (overlap, pingpong, persistent)."""
+    """linpipe_attention_config_bits: attention_config_for's choice, as a SCHEDULES entry."""
     fn = ctypes.CDLL(lib_path).linpipe_attention_config_bits
     fn.argtypes = [ctypes.c_int] * 5
     fn.restype = ctypes.c_int
     return lambda heads, kv_heads, seq, head_dim, causal: (
-        lambda bits: (bits & 1, (bits >> 1) & 1, (bits >> 2) & 1, (bits >> 3) & 1, (bits >> 4) & 1))(
-            fn(heads, kv_heads, seq, head_dim, causal))
+        lambda bits: tuple((bits >> i) & 1 for i in range(6)))(fn(heads, kv_heads, seq, head_dim, causal))
 
 
 def load_grouped(lib_path):
-    """linpipe_attention_config_bf16: kv_heads after heads, then dynamic, packed_heads (0: the rule)
-    and query_warpgroups."""
-    fn = ctypes.CDLL(lib_path).linpipe_attention_config_bf16
-    fn.argtypes = ([ctypes.c_void_p] * 5 + [ctypes.c_int] * 6 + [ctypes.c_float] + [ctypes.c_int] * 6
+    """linpipe_attention_options_bf16 (or, in a build from before lazy rescaling,
+    linpipe_attention_config_bf16): kv_heads after heads, then dynamic, packed_heads (0: the
+    rule), query_warpgroups and lazy_rescale; None where the build has neither."""
+    lib = ctypes.CDLL(lib_path)
+    options = hasattr(lib, "linpipe_attention_options_bf16")
+    if not options and not hasattr(lib, "linpipe_attention_config_bf16"):
+        return None
+    fn = lib.linpipe_attention_options_bf16 if options else lib.linpipe_attention_config_bf16
+    fn.argtypes = ([ctypes.c_void_p] * 5 + [ctypes.c_int] * 6 + [ctypes.c_float] + [ctypes.c_int] * (7 if options else 6)
                    + [ctypes.c_void_p])
     fn.restype = ctypes.c_int
+    fn.lazy = options
     return fn
 
 
@@ -123,9 +134,7 @@ def main(argv):
     before_build = load(args.before) if args.before else None
     # A build with the grouped entry point also has the dynamic grid and three warpgroups: every
     # configuration is then compared; an older one, the eight it has.
-    before_grouped = None
-    if args.before and hasattr(ctypes.CDLL(args.before), "linpipe_attention_config_bf16"):
-        before_grouped = load_grouped(args.before)
+    before_grouped = load_grouped(args.before) if args.before else None
     device = torch.cuda.get_device_name()
     print(f"device: {device}, torch {torch.__version__}")
     rows = []
@@ -157,12 +166,13 @@ def main(argv):
             sdpa_args["enable_gqa"] = True
 
         def ours(schedule, build=attention, packed_heads=0):
-            overlap, pingpong, persistent, dynamic, wide = schedule
+            overlap, pingpong, persistent, dynamic, wide, lazy = schedule
             if build is attention or before_grouped is not None:
-                status = (grouped if build is attention else before_grouped)(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
-                                 lse.data_ptr(), batch, heads, kv_heads, seq, head_dim, int(causal),
-                                 scale, overlap, pingpong, persistent, dynamic, packed_heads, 3 if wide else 2,
-                                 stream)
+                entry = grouped if build is attention else before_grouped
+                status = entry(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
+                               lse.data_ptr(), batch, heads, kv_heads, seq, head_dim, int(causal),
+                               scale, overlap, pingpong, persistent, dynamic, packed_heads, 3 if wide else 2,
+                               *((lazy,) if entry.lazy else ()), stream)
             else:  # a build from before grouped heads and dynamic grids
                 status = build(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
                                lse.data_ptr(), batch, heads, seq, head_dim, int(causal), scale,
@@ -176,7 +186,8 @@ def main(argv):
                       for name in args.once_schedules.split(",") if name]
             for schedule in picked or offered:
                 ours(schedule)
-                if before is not None and (before_grouped is not None or not (schedule[3] or schedule[4])):
+                if before is not None and ((before_grouped is not None and (before_grouped.lazy or not schedule[5]))
+                                           or not (schedule[3] or schedule[4] or schedule[5])):
                     ours(schedule, before)
             for _, backend in BACKENDS:
                 try:
@@ -192,9 +203,12 @@ def main(argv):
             out.zero_()
             ours(schedule)
             errors.append((out.float() - reference.float()).abs().max().item())
-        # A build from before grouped heads has no dynamic grid and no three warpgroups.
-        before_schedules = (offered if before_grouped is not None else
-                            [schedule for schedule in SCHEDULES if not schedule[3] and not schedule[4]])
+        # A build from before grouped heads has no dynamic grid and no three warpgroups; one from
+        # before lazy rescaling, no lazy configurations.
+        before_schedules = ([schedule for schedule in offered if before_grouped.lazy or not schedule[5]]
+                            if before_grouped is not None else
+                            [schedule for schedule in SCHEDULES if not schedule[3] and not schedule[4]
+                             and not schedule[5]])
         if before is not None:
             for schedule in before_schedules:
                 out.zero_()
