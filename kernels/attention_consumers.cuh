@@ -89,7 +89,7 @@ __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, 
   // The softmax of tile j's S, then O += P V.
   const auto softmax_and_pv = [&](float (&s)[64], int j) __attribute__((always_inline)) {
     std::uint32_t p[32];
-    Rescale rescale;
+    Rescale<Lazy> rescale;
     softmax_tile<Lazy>(s, rescale, stats, f, task, j * block_kv);
     pack_p(s, p);
     rescale_rows(o, rescale);
@@ -140,7 +140,7 @@ __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe
   {
     float s[64];
     score_step<B>(k_pipe, shared, q_desc, turns, s);
-    Rescale rescale;  // O is still zero: nothing to rescale
+    Rescale<Lazy> rescale;  // O is still zero: nothing to rescale
     softmax_tile<Lazy>(s, rescale, stats, f, task, 0);
     pack_p(s, p);
   }
@@ -162,7 +162,7 @@ __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe
     ptx::wgmma_wait_group<1>();  // S(j+1) has retired; O += P(j) V(j) may still run
     ptx::wgmma_fence_operands(s);
     k.release();
-    Rescale rescale;
+    Rescale<Lazy> rescale;
     softmax_tile<Lazy>(s, rescale, stats, f, task, (j + 1) * block_kv);
     ptx::wgmma_wait_group<0>();  // P(j) V(j) has retired: O and p are free
     ptx::wgmma_fence_operands(o);

@@ -30,9 +30,15 @@ __device__ inline float quad_sum(float x) {
 constexpr float lazy_max_slack_log2 = 8.0f;
 
 // What the output rows must be multiplied by before the next P V (how much each row's maximum
-// moved), and whether any row of the warp moved (warp-uniform; always true eagerly), so a
-// lazy warp whose rows all kept their maximum skips the multiplies.
+// moved) and, lazily, whether any row of the warp moved (warp-uniform), so a warp whose rows
+// all kept their maximum skips the multiplies. The eager form has no flag: even a constant
+// one changed the overlapped kernels' SASS.
+template <bool Lazy>
 struct Rescale {
+  float factor[2];
+};
+template <>
+struct Rescale<true> {
   float factor[2];
   bool any;
 };
@@ -44,7 +50,7 @@ struct Rescale {
 // Returns in `rescale` what the output rows must be multiplied by, which rescale_rows applies
 // once no wgmma writes them; pack_p makes wgmma's A operand of P.
 template <bool Lazy>
-__device__ __forceinline__ void softmax_tile(float (&s)[64], Rescale& rescale, RowStats& stats,
+__device__ __forceinline__ void softmax_tile(float (&s)[64], Rescale<Lazy>& rescale, RowStats& stats,
                                              const AccumulatorPlace& f, const ConsumerTask& task,
                                              int key0) {
   const int seq = task.seq;
@@ -72,24 +78,32 @@ __device__ __forceinline__ void softmax_tile(float (&s)[64], Rescale& rescale, R
   }
 #pragma unroll
   for (int i = 0; i < 64; ++i) tile_max[(i / 2) % 2] = __builtin_fmaxf(tile_max[(i / 2) % 2], s[i]);
-  bool moved = false;
+  bool moved = false;  // lazy: whether a row of this thread moved its maximum
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     // The scale is positive: the maximum of the scaled scores is the scaled maximum.
     const float grown = __builtin_fmaxf(stats.max[h], quad_max(tile_max[h]) * scale_log2);
-    // Lazy: decided per row (its four threads agree), with selects, so the exponentials below
-    // never wait for the warp's vote. A row's first key always moves its -inf maximum.
-    const bool moves = !Lazy || grown > stats.max[h] + lazy_max_slack_log2;
-    const float kept = moves ? grown : stats.max[h];
-    // A row with no key yet (all masked so far) keeps max -inf: subtract 0 instead of inf.
-    const float base = kept == -__builtin_inff() ? 0.0f : kept;
-    rescale.factor[h] = moves ? ptx::ex2_approx_ftz(stats.max[h] - base) : 1.0f;
-    stats.max[h] = kept;
-    stats.sum[h] *= rescale.factor[h];
-    tile_max[h] = base;
-    moved |= moves;
+    if constexpr (Lazy) {
+      // Decided per row (its four threads agree), with selects, so the exponentials below
+      // never wait for the warp's vote. A row's first key always moves its -inf maximum.
+      const bool moves = grown > stats.max[h] + lazy_max_slack_log2;
+      const float kept = moves ? grown : stats.max[h];
+      const float base = kept == -__builtin_inff() ? 0.0f : kept;  // as below
+      rescale.factor[h] = moves ? ptx::ex2_approx_ftz(stats.max[h] - base) : 1.0f;
+      stats.max[h] = kept;
+      stats.sum[h] *= rescale.factor[h];
+      tile_max[h] = base;
+      moved |= moves;
+    } else {
+      // A row with no key yet (all masked so far) keeps max -inf: subtract 0 instead of inf.
+      const float base = grown == -__builtin_inff() ? 0.0f : grown;
+      rescale.factor[h] = ptx::ex2_approx_ftz(stats.max[h] - base);
+      stats.max[h] = grown;
+      stats.sum[h] *= rescale.factor[h];
+      tile_max[h] = base;
+    }
   }
-  rescale.any = Lazy ? __any_sync(0xffffffffu, moved) : true;
+  if constexpr (Lazy) rescale.any = __any_sync(0xffffffffu, moved);
 #pragma unroll
   for (int i = 0; i < 64; ++i) {
     const int h = (i / 2) % 2;
@@ -109,9 +123,11 @@ __device__ __forceinline__ void pack_p(const float (&s)[64], std::uint32_t (&p)[
   }
 }
 
-template <int OutRegs>
-__device__ __forceinline__ void rescale_rows(float (&o)[OutRegs], const Rescale& rescale) {
-  if (!rescale.any) return;
+template <int OutRegs, bool Lazy>
+__device__ __forceinline__ void rescale_rows(float (&o)[OutRegs], const Rescale<Lazy>& rescale) {
+  if constexpr (Lazy) {
+    if (!rescale.any) return;
+  }
 #pragma unroll
   for (int i = 0; i < OutRegs; ++i) o[i] *= rescale.factor[(i / 2) % 2];
 }
