@@ -73,8 +73,9 @@ struct AttentionConfig {
   int query_warpgroups = 2;
   // Head dim 128 only: FlashAttention 4's lazy rescaling. A row's running maximum (and with it
   // the output rows' scale) moves only when a tile's scores pass it by a factor of 256, so most
-  // tiles of a long row skip rescaling O. The same result within bf16's rounding; faster on
-  // long rows (2-3% from seq 8192 on an H100), slower on short ones (up to 5.4% at seq 1024).
+  // tiles of a long row skip rescaling O. The same result within bf16's rounding; on an H100
+  // its fastest schedule beat the fastest eager one by 1-4% at full 8k-16k and causal 16k, and
+  // lost up to 12% at seq 1024 and below and at causal 2k-8k (docs/benchmarks.md).
   bool lazy_rescale = false;
 };
 
