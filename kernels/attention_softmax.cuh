@@ -83,25 +83,17 @@ __device__ __forceinline__ void softmax_tile(float (&s)[64], Rescale<Lazy>& resc
   for (int h = 0; h < 2; ++h) {
     // The scale is positive: the maximum of the scaled scores is the scaled maximum.
     const float grown = __builtin_fmaxf(stats.max[h], quad_max(tile_max[h]) * scale_log2);
-    if constexpr (Lazy) {
-      // Decided per row (its four threads agree), with selects, so the exponentials below
-      // never wait for the warp's vote. A row's first key always moves its -inf maximum.
-      const bool moves = grown > stats.max[h] + lazy_max_slack_log2;
-      const float kept = moves ? grown : stats.max[h];
-      const float base = kept == -__builtin_inff() ? 0.0f : kept;  // as below
-      rescale.factor[h] = moves ? ptx::ex2_approx_ftz(stats.max[h] - base) : 1.0f;
-      stats.max[h] = kept;
-      stats.sum[h] *= rescale.factor[h];
-      tile_max[h] = base;
-      moved |= moves;
-    } else {
-      // A row with no key yet (all masked so far) keeps max -inf: subtract 0 instead of inf.
-      const float base = grown == -__builtin_inff() ? 0.0f : grown;
-      rescale.factor[h] = ptx::ex2_approx_ftz(stats.max[h] - base);
-      stats.max[h] = grown;
-      stats.sum[h] *= rescale.factor[h];
-      tile_max[h] = base;
-    }
+    // Lazy: decided per row (its four threads agree), with selects, so the exponentials below
+    // never wait for the warp's vote. A row's first key always moves its -inf maximum.
+    const bool moves = !Lazy || grown > stats.max[h] + lazy_max_slack_log2;
+    const float kept = moves ? grown : stats.max[h];
+    // A row with no key yet (all masked so far) keeps max -inf: subtract 0 instead of inf.
+    const float base = kept == -__builtin_inff() ? 0.0f : kept;
+    rescale.factor[h] = moves ? ptx::ex2_approx_ftz(stats.max[h] - base) : 1.0f;
+    stats.max[h] = kept;
+    stats.sum[h] *= rescale.factor[h];
+    tile_max[h] = base;
+    moved |= moves;
   }
   if constexpr (Lazy) rescale.any = __any_sync(0xffffffffu, moved);
 #pragma unroll
