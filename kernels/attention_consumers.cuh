@@ -77,9 +77,9 @@ __device__ __forceinline__ void pv_step(KvPipeline& v_pipe, SharedMemory<B>& sha
 // O += P V, each waiting for the last (the reference schedule). Two turns a tile. Lazy: the
 // softmax's lazy rescaling (softmax_tile).
 template <class B, bool PingPong, bool Lazy>
-__device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, KvPipeline& k_pipe,
-                                 KvPipeline& v_pipe, SharedMemory<B>& shared,
-                                 const CUtensorMap* map_o, float* lse, const ConsumerTask& task) {
+__device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, typename B::QLag& q_lag,
+                                                 KvPipeline& k_pipe, KvPipeline& v_pipe, SharedMemory<B>& shared,
+                                                 const CUtensorMap* map_o, float* lse, const ConsumerTask& task) {
   const AccumulatorPlace f(threadIdx.x % 128);
   float o[B::head_dim / 2];
 #pragma unroll
@@ -97,36 +97,31 @@ __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, 
   };
 
   auto q = q_pipe.acquire_consumer();
-  const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
-  // With one Q stage the next block's Q waits for this release, so the last tile is peeled to
-  // free Q after its S. With two, Q is held to the end (the peeled loop costs the
-  // three-warpgroup kernels 112 bytes of spills).
-  constexpr int peeled = B::q_stages == 1 ? 1 : 0;
-  for (int j = 0; j + peeled < task.tiles; ++j) {
+  typename B::QTile& q_tile = shared.q[q];
+  const std::uint64_t q_desc = q_descriptor(q_tile, task.warpgroup);
+  {
+    float s[64];
+    score_step<B>(k_pipe, shared, q_desc, turns, s);
+    q_lag.push(std::move(q));  // held past the store; frees the last block's (see QLag)
+    softmax_and_pv(s, 0);
+  }
+  for (int j = 1; j < task.tiles; ++j) {
     float s[64];
     score_step<B>(k_pipe, shared, q_desc, turns, s);
     softmax_and_pv(s, j);
   }
-  if constexpr (peeled == 1) {
-    float s[64];
-    score_step<B>(k_pipe, shared, q_desc, turns, s);
-    q.release();
-    softmax_and_pv(s, task.tiles - 1);
-  } else {
-    q.release();
-  }
-  store_rows<B>(o, stats, f, task, shared.staging[task.warpgroup], map_o, lse);
+  store_rows<B>(o, stats, f, task, q_tile, map_o, lse);
 }
 
 // One consumer warpgroup, the softmax overlapped with the tensor cores: with P(j) ready, it
 // issues S(j+1) = Q K(j+1)^T and then O += P(j) V(j) as two wgmma groups, waits for the first
 // only, and computes P(j+1) in fp32 while the second runs; once that group has retired (it
 // reads P(j)'s registers and writes O), P(j+1) is packed to bf16 and O rescaled. A turn per
-// tile and one more (the last P V). Q is freed before the last P V, every S having retired.
+// tile and one more (the last P V).
 template <class B, bool PingPong, bool Lazy>
-__device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe, KvPipeline& k_pipe,
-                                   KvPipeline& v_pipe, SharedMemory<B>& shared,
-                                   const CUtensorMap* map_o, float* lse, const ConsumerTask& task) {
+__device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe, typename B::QLag& q_lag,
+                                                   KvPipeline& k_pipe, KvPipeline& v_pipe, SharedMemory<B>& shared,
+                                                   const CUtensorMap* map_o, float* lse, const ConsumerTask& task) {
   const AccumulatorPlace f(threadIdx.x % 128);
   float o[B::head_dim / 2];
 #pragma unroll
@@ -135,11 +130,13 @@ __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe
   std::uint32_t p[32];  // P of the tile whose V comes next
   IssueTurns<B, PingPong> turns(task.warpgroup, task.tiles + 1);
 
-  auto q = q_pipe.acquire_consumer();  // held until the last S
-  const std::uint64_t q_desc = q_descriptor(shared.q[q], task.warpgroup);
+  auto q = q_pipe.acquire_consumer();
+  typename B::QTile& q_tile = shared.q[q];
+  const std::uint64_t q_desc = q_descriptor(q_tile, task.warpgroup);
   {
     float s[64];
     score_step<B>(k_pipe, shared, q_desc, turns, s);
+    q_lag.push(std::move(q));  // held past the store; frees the last block's (see QLag)
     Rescale<Lazy> rescale;  // O is still zero: nothing to rescale
     softmax_tile<Lazy>(s, rescale, stats, f, task, 0);
     pack_p(s, p);
@@ -173,9 +170,8 @@ __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe
     pack_p(s, p);
     rescale_rows(o, rescale);
   }
-  q.release();  // every S has retired (the last wait_group above)
   pv_step<B>(v_pipe, shared, o, p, turns);  // the last tile's P V
-  store_rows<B>(o, stats, f, task, shared.staging[task.warpgroup], map_o, lse);
+  store_rows<B>(o, stats, f, task, q_tile, map_o, lse);
 }
 
 }  // namespace

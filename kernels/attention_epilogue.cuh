@@ -6,17 +6,17 @@
 namespace linpipe::kernels {
 namespace {
 
-// O / sum (bf16) for the warpgroup's 64 rows, written into its staging boxes (64 columns
-// each), then stored by one TMA store a box at (column, task.query0) of plane task.head (the
-// map's box: the warpgroup's rows of each of its heads, head by head); the map drops rows past
-// the sequence. One begin() and one store() a query block: two warpgroup barriers. Then the
+// O / sum (bf16) for the warpgroup's 64 rows, written into its staging boxes (64 columns each,
+// over its rows of the block's Q tile `q`: output_box; every S of the warpgroup has retired),
+// then stored by one TMA store a box at (column, task.query0) of plane task.head (the map's
+// box: the warpgroup's rows of each of its heads, head by head); the map drops rows past the
+// sequence. One begin() and one store() a query block: two warpgroup barriers. Then the
 // log-sum-exp (natural log) of each of the thread's rows inside the sequence. Inlined: a call
 // would pass O through local memory.
 template <class B>
 __device__ __forceinline__ void store_rows(const float (&o)[B::head_dim / 2], const RowStats& stats,
                                            const AccumulatorPlace& f, const ConsumerTask& task,
-                                           StoreBox (&boxes)[B::head_dim / box_cols],
-                                           const CUtensorMap* map_o, float* lse) {
+                                           typename B::QTile& q, const CUtensorMap* map_o, float* lse) {
   constexpr float ln2 = 0.6931471805599453f;
   float inverse[2], sum[2];
 #pragma unroll
@@ -28,11 +28,13 @@ __device__ __forceinline__ void store_rows(const float (&o)[B::head_dim / 2], co
   const BoxWriter writer(f);
   staged.begin();
 #pragma unroll
-  for (int c = 0; c < B::head_dim / box_cols; ++c) writer.write(boxes[c], o, c * (box_cols / 8), inverse);
+  for (int c = 0; c < B::head_dim / box_cols; ++c) {
+    writer.write(output_box(q, task.warpgroup, c), o, c * (box_cols / 8), inverse);
+  }
   staged.store([&] {
 #pragma unroll
     for (int c = 0; c < B::head_dim / box_cols; ++c) {
-      ptx::tma_store_3d(map_o, c * box_cols, task.query0, task.head, boxes[c].elems);
+      ptx::tma_store_3d(map_o, c * box_cols, task.query0, task.head, output_box(q, task.warpgroup, c).elems);
     }
   });
   if (lse == nullptr || threadIdx.x % 4 != 0) return;

@@ -2,11 +2,11 @@
 // consumer warpgroups) or, at head dim 64, 192 (three; Blocking says which) of one (batch,
 // head) at a time: one such query block, or (persistent grid) several in turn, as the
 // schedule hands them out. The producer warpgroup's first lane loads, through three linpipe
-// pipelines: each query block's Q tile once (at head dim 64 a two-stage pipeline whose stage
-// the consumers hold to the block's end, so the next block's Q lands meanwhile; at head dim
-// 128 one stage, freed once the block's last S has retired), then each K tile and each
-// V tile into its own two-stage ring, so the next K tile lands while the consumers still
-// multiply by this V.
+// pipelines: each query block's Q tile once (a two-stage pipeline: the consumers stage the
+// block's output over its Q rows and free the stage once the next block's first S has
+// retired, so the next block's Q lands during this one), then each K tile and each V tile
+// into its own two-stage ring, so the next K tile lands while the consumers still multiply by
+// this V.
 // Consumer warpgroup w owns query rows 64w..64w+63: per K/V tile it computes S = Q K^T with
 // wgmma (both operands K-major in 128B-swizzled shared memory), masks the tail and the causal
 // triangle, updates the running row maximum and sum (base 2, fp32), rescales its output
@@ -16,7 +16,7 @@
 // (AttentionConfig): each step waiting for the last, or the next tile's S issued with this
 // tile's P V so the softmax runs while the tensor cores do; with either, the warpgroups may
 // take turns issuing (ping-pong) so that one's softmax runs under the others' products.
-// At the block's end each warpgroup stages O in shared memory and stores it with TMA.
+// At the block's end each warpgroup stages O over its Q rows and stores it with TMA.
 // Each head is a plane of the 3-D tensor maps: rows of a tile past the sequence are read as
 // zeros (never another head's rows) and masked, and are not stored. Grouped-query attention
 // (HeadPacking): a CTA's 128 query rows may hold several query heads that share a K/V head,
@@ -36,6 +36,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 import linpipe;
 
@@ -68,7 +69,7 @@ __global__ void __launch_bounds__(B::Roles::threads, 1)
   if (issuer) {
     // Full: one arrival (the producer's expect-tx) plus the bytes; empty: every consumer
     // thread, each releasing its stages itself (ReleaseStage).
-    typename B::QPipeline(shared.q.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
+    typename B::QPipeline(shared.q.barriers).init_mbars(Arrivals<Roles, ReleaseAfterStoreRead>{});
     KvPipeline(shared.k.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
     KvPipeline(shared.v.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
     ptx::prefetch_tensormap(&map_q);
@@ -97,20 +98,22 @@ __global__ void __launch_bounds__(B::Roles::threads, 1)
       [&] {
         const int consumer = static_cast<int>(me.consumer());
         // One query block; inlined, as the role bodies are (see run_with_register_budget).
-        const auto consume = [&](const WorkItem& item) __attribute__((always_inline)) {
+        const auto consume = [&](const WorkItem& item, typename B::QLag& q_lag) __attribute__((always_inline)) {
           const ConsumerTask task(QueryBlock(item, packing, B::block_q, seq, causal), packing, B::block_q,
                                   consumer, seq, causal, scale_log2);
           if constexpr (Overlap) {
-            consume_overlapped<B, PingPong, Lazy>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
+            consume_overlapped<B, PingPong, Lazy>(q_pipe, q_lag, k_pipe, v_pipe, shared, &map_o, lse, task);
           } else {
-            consume_in_order<B, PingPong, Lazy>(q_pipe, k_pipe, v_pipe, shared, &map_o, lse, task);
+            consume_in_order<B, PingPong, Lazy>(q_pipe, q_lag, k_pipe, v_pipe, shared, &map_o, lse, task);
           }
         };
+        typename B::QLag q_lag;
         if constexpr (Dynamic) {
-          for (const WorkItem item : work.claimed.follow(shared.work)) consume(item);
+          for (const WorkItem item : work.claimed.follow(shared.work)) consume(item, q_lag);
         } else {
-          for (const WorkItem item : work.tiles.items()) consume(item);
+          for (const WorkItem item : work.tiles.items()) consume(item, q_lag);
         }
+        q_lag.flush();  // the last block's Q, once its store has read it
       });
   // Every output store has completed before the CTA (and its staging) goes away; out here
   // where the roles have joined (see the GEMM on why).

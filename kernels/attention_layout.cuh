@@ -1,7 +1,7 @@
 // The attention kernel's blocking, tiles, pipelines and shared memory: a producer warpgroup and
 // two or three consumer warpgroups of 64 query rows each; Q, K and V tiles as 128B-swizzled
-// boxes, one pipeline each; each consumer warpgroup's output rows staged whole; and the
-// constants every other part uses.
+// boxes, one pipeline each; each consumer warpgroup's output rows staged over its own Q rows;
+// and the constants every other part uses.
 // Part of attention_kernels.cu (see there); included in order, after `import linpipe;`.
 #pragma once
 
@@ -45,24 +45,36 @@ struct Blocking {
   // warpgroup's own (the staged store's).
   using Turns = OrderedTurns<Warpgroups, Roles::threads_per_consumer, 1>;
   using OutputStore = StagedStore<Roles, Turns::end_barrier>;
-  // Q stages. Two at head dim 64: a persistent CTA's producer loads the next query block while
-  // the consumers still hold this one. One at head dim 128, where a second (32 KiB) leaves no
-  // room to stage a warpgroup's output rows whole: the consumers free Q once their last
-  // S = Q K^T has retired, and the next block's Q loads under the last P V and the epilogue.
-  static constexpr int q_stages = HeadDim == 128 ? 1 : 2;
-  using QPipeline = ProducerConsumerPipeline<q_stages>;
+  // Two Q stages: a persistent CTA's producer loads the next query block's Q during this one.
+  // A block's output rows are staged over its own Q rows (output_box), so its Q stage is held
+  // past its store and freed one block later (QLag).
+  using QPipeline = ProducerConsumerPipeline<2>;
+  // A consumer's Q stages: each pushed once its block's first S has retired, which frees the
+  // last block's (its output store has read it by then).
+  using QLag = StageLag<typename QPipeline::ConsumerStageType, 1, ReleaseAfterStoreRead>;
   using QTile = Tile<HeadDim, block_q>;
   using KvTile = Tile<HeadDim, block_kv>;
 };
 
-// The epilogue's staging: a consumer warpgroup writes all its 64 output rows here, 64 columns
-// a box (128B-swizzled, as O's tensor map stores them), and one TMA store a box moves them to
-// O. Whole rows, not one box reused: a reused box must wait for its last store to read it
-// before the next write, a wait and two more warpgroup barriers between a persistent CTA's
-// query blocks (head dim 128, seq 2048: 7% slower than O stored from registers).
+// The epilogue's staging: a consumer warpgroup writes all its 64 output rows, 64 columns a box
+// (128B-swizzled, as O's tensor map stores them), over its own 64 rows of the query block's Q
+// tile, which only its S = Q K^T reads and which have the same layout; one TMA store a box
+// moves them to O. Whole rows, not one box reused (a reused box must wait for its last store
+// to read it before the next write: head dim 128, seq 2048, 7% slower than O stored from
+// registers), and no shared memory of its own, which leaves room for a second Q stage at head
+// dim 128.
 using StoreBox = SwizzledBox;
 static_assert(attention_o_box_rows == StoreBox::rows && box_cols == StoreBox::cols,
               "attention_kernels.h: O's tensor-map box is one consumer warpgroup's SwizzledBox");
+
+// Consumer warpgroup `warpgroup`'s staging box `box` (output columns 64 box..): its rows of the
+// Q tile's box `box`, 1024-byte aligned as the swizzle needs (64 rows of 128 bytes each on).
+template <class QTile>
+__device__ __forceinline__ StoreBox& output_box(QTile& q, int warpgroup, int box) {
+  static_assert(QTile::rows % StoreBox::rows == 0 && sizeof(q.box[0]) == QTile::box_bytes,
+                "a Q box is whole warpgroups' rows of 128 bytes");
+  return *reinterpret_cast<StoreBox*>(q.box[box] + warpgroup * StoreBox::rows * box_cols);
+}
 
 using KvPipeline = ProducerConsumerPipeline<kv_stages>;
 
@@ -71,7 +83,6 @@ struct SharedMemory {
   PipelineStorage<typename B::QPipeline, typename B::QTile> q;
   PipelineStorage<KvPipeline, typename B::KvTile> k;
   PipelineStorage<KvPipeline, typename B::KvTile> v;
-  StoreBox staging[B::warpgroups][B::head_dim / box_cols];
   AttentionClaimedSchedule::Shared work;  // the dynamic kernels' ring of claimed positions
 };
 // The launch's shared-memory bytes, checked against the block's budget where declared.

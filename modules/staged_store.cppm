@@ -1,7 +1,8 @@
 // linpipe:staged_store — StagedStore: a multi-warp consumer writes its result into a staging
 // buffer of its own in shared memory (not a ring slot), one of its threads stores the buffer
 // with TMA or the bulk engine, and the consumer writes the buffer again only once that store
-// has read it. The GEMM's and attention's output epilogues.
+// has read it. The GEMM's and attention's output epilogues. ReleaseAfterStoreRead: the release
+// policy of a slot used as its own staging buffer.
 //
 // The ordering, each step needed and none checked by the hardware:
 //  1. before writing: the consumer's earlier stores have read the buffer (wait_group.read, run
@@ -66,6 +67,28 @@ class StagedStore {
 
  private:
   Roles me_;
+};
+
+// The release policy (linpipe:release_policies) of a slot that is its own staging buffer: a
+// consumer that wrote its output over an input slot it has finished reading (attention's O
+// over its Q rows) and stored it from there with a StagedStore. Each thread first waits until
+// its own bulk stores have read shared memory (threads that issued none pass at once), then
+// releases, so the empty barrier completes, and the producer refills the slot, only after the
+// store's issuer has seen its reads finish. Hold such a slot one step longer
+// (StageLag<Stage, 1, ReleaseAfterStoreRead>: released as the next one goes in) and the wait
+// finds the store long done.
+struct ReleaseAfterStoreRead {
+  static constexpr bool arrives = true;
+  // Empty-barrier arrivals per phase: every consumer thread of Roles releases each stage.
+  template <class Roles>
+  static constexpr std::uint32_t empty_arrivals() {
+    return Roles::consumer_threads;
+  }
+  template <class Stage>
+  [[clang::annotate("linpipe::arrives_arg", arrives)]] LINPIPE_DEVICE void operator()(Stage&& stage) const {
+    ptx::cp_async_bulk_wait_group_read<0>();
+    stage.release();
+  }
 };
 
 }  // namespace linpipe

@@ -2,7 +2,8 @@
 // accumulator-shaped values into their staging boxes with BoxWriter and store them through a
 // 128B-swizzled tensor map with StagedStore, tile after tile, reusing each box. Every element
 // must land at its row and column with its row half's scale, and no tile may see another's
-// values (a box rewritten before its store read it would show the next tile's).
+// values (a box rewritten before its store read it would show the next tile's). And a slot of a
+// TMA-filled ring used as its own staging buffer, released through ReleaseAfterStoreRead.
 import linpipe;
 
 #include <cuda.h>
@@ -12,6 +13,7 @@ import linpipe;
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_test_support.h"
@@ -65,6 +67,63 @@ __global__ void __launch_bounds__(Roles::threads) store_tiles(const __grid_const
   linpipe::StagedStore<Roles>::finish();
 }
 
+// A slot that is its own staging buffer (attention's O over its Q rows): a producer lane fills
+// a two-slot ring with input tiles by TMA, and the consumer warpgroup, for each tile, holds the
+// slot in a StageLag<..., ReleaseAfterStoreRead> (which frees the tile before), writes its
+// output over the slot and stores it from there. The input is poison: any output element that
+// is not the written value is a slot refilled before its store had read it.
+using OwnStagingRoles = linpipe::WarpRoles<1, 1, 4>;  // a producer warp, one consumer warpgroup
+using OwnStagingRing = linpipe::ProducerConsumerPipeline<2>;
+struct OwnStagingShared {
+  linpipe::PipelineStorage<OwnStagingRing, linpipe::SwizzledBox> slots;
+};
+using OwnStagingPlan = linpipe::SharedPlan<OwnStagingShared>;
+
+__global__ void __launch_bounds__(OwnStagingRoles::threads)
+    store_from_own_slot(const __grid_constant__ CUtensorMap map_in, const __grid_constant__ CUtensorMap map_out,
+                        int tiles) {
+  using Roles = OwnStagingRoles;
+  extern __shared__ __align__(16) std::byte smem[];
+  OwnStagingShared& shared = OwnStagingPlan::place(smem);
+  const auto me = Roles::this_thread();
+  if (threadIdx.x == 0) {
+    OwnStagingRing(shared.slots.barriers).init_mbars(linpipe::Arrivals<Roles, linpipe::ReleaseAfterStoreRead>{});
+  }
+  __syncthreads();
+  OwnStagingRing ring(shared.slots.barriers, "own staging");
+  if (me.is_producer()) {
+    if (me.leader()) {
+      for (int tile = 0; tile < tiles; ++tile) {
+        auto slot = ring.acquire_producer();
+        auto full = slot.mbar();
+        full.arrive_expect_tx(sizeof(linpipe::SwizzledBox));
+        linpipe::ptx::tma_load_2d(shared.slots[slot].elems, &map_in, 0, 64 * tile, full.address());
+        slot.release();
+      }
+      ring.drain();
+    }
+  } else {
+    const linpipe::StagedStore<Roles> staged(me);
+    const linpipe::BoxWriter writer(linpipe::AccumulatorPlace(me.thread_in_consumer()));
+    linpipe::StageLag<OwnStagingRing::ConsumerStageType, 1, linpipe::ReleaseAfterStoreRead> held;
+    for (int tile = 0; tile < tiles; ++tile) {
+      auto slot = ring.acquire_consumer();
+      linpipe::SwizzledBox& box = shared.slots[slot];
+      held.push(std::move(slot));  // frees the last tile's slot once its store has read it
+      const linpipe::AccumulatorPlace place(me.thread_in_consumer());
+      float acc[linpipe::SwizzledBox::cols / 2];
+#pragma unroll
+      for (int i = 0; i < linpipe::SwizzledBox::cols / 2; ++i)
+        acc[i] = value_at(true, tile, place.row0 + 8 * (i % 4 / 2), 8 * (i / 4) + place.col0 + i % 2);
+      staged.begin();
+      writer.write(box, acc, 0);
+      staged.store([&] { linpipe::ptx::tma_store_2d(&map_out, 0, 64 * tile, box.elems); });
+    }
+    held.flush();
+  }
+  linpipe::StagedStore<Roles>::finish();
+}
+
 struct Stored {
   int wrong = 0;
   std::string first;
@@ -112,6 +171,55 @@ Stored store_and_check(int tiles, bool by_row, float scale0, float scale1) {
   return result;
 }
 
+// Runs store_from_own_slot over `tiles` 64 x 64 tiles of poisoned input and compares every
+// output element with value_at.
+Stored store_from_own_slots(int tiles) {
+  constexpr int width = linpipe::SwizzledBox::cols;
+  const int rows = 64 * tiles;
+  const std::size_t bytes = static_cast<std::size_t>(rows) * width * 2;
+  std::uint16_t *input = nullptr, *output = nullptr;
+  EXPECT_EQ(cudaMalloc(&input, bytes), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&output, bytes), cudaSuccess);
+  EXPECT_EQ(cudaMemset(input, 0xff, bytes), cudaSuccess);   // NaN in bf16: never a written value
+  EXPECT_EQ(cudaMemset(output, 0x7f, bytes), cudaSuccess);  // a huge finite value: never written either
+  CUtensorMap maps[2];
+  std::uint16_t* tensors[2] = {input, output};
+  for (int m = 0; m < 2; ++m) {
+    linpipe::TensorMap2d desc;
+    desc.base = tensors[m];
+    desc.rows = rows;
+    desc.cols = width;
+    desc.box_rows = linpipe::SwizzledBox::rows;
+    desc.box_cols = linpipe::SwizzledBox::cols;
+    desc.type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    desc.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+    const char* why = "";
+    EXPECT_EQ(linpipe::encode_tensor_map_2d(&maps[m], desc, &why), cudaSuccess) << why;
+  }
+  const linpipe::LaunchResult launched = linpipe::launch(
+      store_from_own_slot,
+      {.threads = OwnStagingRoles::threads, .shared_bytes = OwnStagingPlan::launch_bytes(), .items = 1}, maps[0],
+      maps[1], tiles);
+  EXPECT_TRUE(launched) << launched.why;
+  const linpipe::LaunchResult done = linpipe::synchronize();
+  EXPECT_TRUE(done) << done.why;
+  std::vector<std::uint16_t> back(static_cast<std::size_t>(rows) * width);
+  EXPECT_EQ(cudaMemcpy(back.data(), output, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(cudaFree(input), cudaSuccess);
+  EXPECT_EQ(cudaFree(output), cudaSuccess);
+  Stored result;
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < width; ++c) {
+      const float expected = value_at(true, r / 64, r % 64, c);
+      const float got = bf16_to_float(back[static_cast<std::size_t>(r) * width + c]);
+      if (got != expected && result.wrong++ == 0)
+        result.first = "row " + std::to_string(r) + " column " + std::to_string(c) + ": " +
+                       std::to_string(got) + ", expected " + std::to_string(expected);
+    }
+  }
+  return result;
+}
+
 TEST(StagedStore, EveryRowLandsInItsPlaceTileAfterTile) {
   LINPIPE_REQUIRE_GPU();
   const Stored stored = store_and_check(/*tiles=*/12, /*by_row=*/true, 1.0f, 1.0f);
@@ -125,3 +233,9 @@ TEST(StagedStore, EveryColumnLandsInItsPlaceWithItsRowHalfsScale) {
 }
 
 }  // namespace
+
+TEST(StagedStore, SlotStoredFromItselfIsRefilledOnlyAfterItsStoreReadIt) {
+  LINPIPE_REQUIRE_GPU();
+  const Stored stored = store_from_own_slots(/*tiles=*/64);
+  EXPECT_EQ(stored.wrong, 0) << "first: " << stored.first;
+}
