@@ -124,6 +124,22 @@ __global__ void __launch_bounds__(OwnStagingRoles::threads)
   linpipe::StagedStore<Roles>::finish();
 }
 
+// A bf16 tensor of rows x cols through 128B-swizzled SwizzledBox boxes.
+CUtensorMap box_map(std::uint16_t* tensor, int rows, int cols) {
+  linpipe::TensorMap2d desc;
+  desc.base = tensor;
+  desc.rows = rows;
+  desc.cols = cols;
+  desc.box_rows = linpipe::SwizzledBox::rows;
+  desc.box_cols = linpipe::SwizzledBox::cols;
+  desc.type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  CUtensorMap map;
+  const char* why = "";
+  EXPECT_EQ(linpipe::encode_tensor_map_2d(&map, desc, &why), cudaSuccess) << why;
+  return map;
+}
+
 struct Stored {
   int wrong = 0;
   std::string first;
@@ -136,17 +152,7 @@ Stored store_and_check(int tiles, bool by_row, float scale0, float scale1) {
   const std::size_t bytes = static_cast<std::size_t>(rows) * cols * 2;
   EXPECT_EQ(cudaMalloc(&tensor, bytes), cudaSuccess);
   EXPECT_EQ(cudaMemset(tensor, 0xff, bytes), cudaSuccess);  // poison: NaN in bf16
-  linpipe::TensorMap2d desc;
-  desc.base = tensor;
-  desc.rows = rows;
-  desc.cols = cols;
-  desc.box_rows = linpipe::SwizzledBox::rows;
-  desc.box_cols = linpipe::SwizzledBox::cols;
-  desc.type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  desc.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-  CUtensorMap map;
-  const char* why = "";
-  EXPECT_EQ(linpipe::encode_tensor_map_2d(&map, desc, &why), cudaSuccess) << why;
+  const CUtensorMap map = box_map(tensor, rows, cols);
   const linpipe::LaunchResult launched = linpipe::launch(
       store_tiles, {.threads = Roles::threads, .shared_bytes = Plan::launch_bytes(), .items = 1},
       map, tiles, by_row, scale0, scale1);
@@ -182,24 +188,10 @@ Stored store_from_own_slots(int tiles) {
   EXPECT_EQ(cudaMalloc(&output, bytes), cudaSuccess);
   EXPECT_EQ(cudaMemset(input, 0xff, bytes), cudaSuccess);   // NaN in bf16: never a written value
   EXPECT_EQ(cudaMemset(output, 0x7f, bytes), cudaSuccess);  // a huge finite value: never written either
-  CUtensorMap maps[2];
-  std::uint16_t* tensors[2] = {input, output};
-  for (int m = 0; m < 2; ++m) {
-    linpipe::TensorMap2d desc;
-    desc.base = tensors[m];
-    desc.rows = rows;
-    desc.cols = width;
-    desc.box_rows = linpipe::SwizzledBox::rows;
-    desc.box_cols = linpipe::SwizzledBox::cols;
-    desc.type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    desc.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-    const char* why = "";
-    EXPECT_EQ(linpipe::encode_tensor_map_2d(&maps[m], desc, &why), cudaSuccess) << why;
-  }
   const linpipe::LaunchResult launched = linpipe::launch(
       store_from_own_slot,
-      {.threads = OwnStagingRoles::threads, .shared_bytes = OwnStagingPlan::launch_bytes(), .items = 1}, maps[0],
-      maps[1], tiles);
+      {.threads = OwnStagingRoles::threads, .shared_bytes = OwnStagingPlan::launch_bytes(), .items = 1},
+      box_map(input, rows, width), box_map(output, rows, width), tiles);
   EXPECT_TRUE(launched) << launched.why;
   const linpipe::LaunchResult done = linpipe::synchronize();
   EXPECT_TRUE(done) << done.why;
