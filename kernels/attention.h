@@ -79,7 +79,7 @@ struct AttentionConfig {
   bool lazy_rescale = false;
 };
 
-// The configuration attention_bf16 uses when none is given: per shape, the fastest of the 18
+// The configuration attention_bf16 uses when none is given: per shape, the fastest of the
 // configurations measured (docs/benchmarks.md has the tables), put as a rule. A persistent
 // grid (a CTA per SM: the next block's loads run under this block's stores) except where said.
 // - Head dim 64, seq >= 2048, every query head its own K/V head: three consumer warpgroups, in
@@ -87,11 +87,12 @@ struct AttentionConfig {
 //   tiles to repay its longer prologue and epilogue); causal from seq 4096 also dynamic.
 //   Grouped heads keep two warpgroups, so that a CTA can pack them.
 // - Head dim 64 below seq 2048: in order; causal: overlapped and dynamic.
-// - Head dim 128, full mask: in order up to seq 4096, overlapped above; not dynamic (one Q
-//   stage at head dim 128: a persistent CTA's next Q loads only once the block's last S has
-//   retired, under the last tile's softmax and P V in order, under the last P V overlapped).
-// - Head dim 128, causal: in order; persistent and dynamic up to seq 2048 (up to 4096 with
-//   grouped heads), above that a CTA per query block (not persistent).
+// - Head dim 128, full mask: in order up to seq 2048, overlapped above; not dynamic (every
+//   block has the same length, and at seq 512 the dynamic grid measured 15% slower).
+// - Head dim 128, causal: in order, persistent and dynamic up to seq 1024 (up to 4096 with
+//   grouped heads); above that overlapped, on a CTA per query block (not persistent).
+// The head-dim-128 half was refitted on two H100 runs of the build that gave head dim 128 its
+// second Q stage (docs/benchmarks.md, seventeenth session); the rest on both GPUs.
 AttentionConfig attention_config_for(const AttentionShape& shape);
 
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually

@@ -227,17 +227,16 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
       config.dynamic = shape.causal;
     }
   } else if (!shape.causal) {
-    // In order while a query block's K/V tiles are few (its one Q stage then reloads under
-    // the last tile's softmax as well as its P V), overlapped above seq 4096.
-    config.overlap_softmax = shape.seq > 4096;
+    // In order while a query block's K/V tiles are few, overlapped above seq 2048.
+    config.overlap_softmax = shape.seq > 2048;
   } else {
-    // Causal: in order; persistent and dynamic while blocks are few (up to seq 2048, or 4096
-    // with grouped heads; the measured bounds are in docs/benchmarks.md), then a CTA per
-    // block (a persistent CTA's one Q stage reloads between blocks; fresh CTAs load theirs
-    // while the SM still runs others).
+    // Causal: in order, persistent and dynamic while blocks are few (up to seq 1024, or 4096
+    // with grouped heads; the measured bounds are in docs/benchmarks.md), then overlapped on a
+    // CTA per block.
     const bool grouped = kv_heads_of(shape) != shape.heads;
-    config.persistent = shape.seq <= (grouped ? 4096 : 2048);
+    config.persistent = shape.seq <= (grouped ? 4096 : 1024);
     config.dynamic = config.persistent;
+    config.overlap_softmax = !config.persistent;
   }
   return config;
 }

@@ -467,9 +467,9 @@ TEST(AttentionArguments, PackedHeadsRule) {
 }
 
 // The default configuration's rule (attention_config_for), as attention.h states it, shape by
-// shape: a persistent grid but for head dim 128 causal above seq 2048 (above 4096 with grouped
-// heads); three warpgroups only at head dim 64 from seq 2048 and only with a K/V head per
-// query head.
+// shape: a persistent grid but for head dim 128 causal above seq 1024 (above 4096 with grouped
+// heads), which is overlapped on a CTA per block; three warpgroups only at head dim 64 from seq
+// 2048 and only with a K/V head per query head.
 TEST(AttentionArguments, DefaultConfigurationRule) {
   struct RuleCase {
     int head_dim, seq;
@@ -487,12 +487,12 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
       {64, 16384, true, 16, false, true, 3},   {64, 4096, false, 2, false, false, 2},
       {64, 4096, true, 1, true, true, 2},      {128, 512, false, 16, false, false, 2},
       {128, 512, true, 16, false, true, 2},    {128, 1024, false, 16, false, false, 2},
-      {128, 1024, true, 2, false, true, 2},    {128, 2048, false, 16, false, false, 2},
-      {128, 2048, true, 16, false, true, 2},   {128, 3072, true, 16, false, false, 2, false},
-      {128, 4096, true, 2, false, true, 2},    {128, 8192, true, 2, false, false, 2, false},
-      {128, 3072, false, 16, false, false, 2}, {128, 4096, false, 16, false, false, 2},
-      {128, 8192, false, 16, true, false, 2},  {128, 16384, false, 16, true, false, 2},
-      {128, 16384, true, 2, false, false, 2, false},
+      {128, 1024, true, 16, false, true, 2},   {128, 1024, true, 2, false, true, 2},
+      {128, 2048, false, 16, false, false, 2}, {128, 2048, true, 16, true, false, 2, false},
+      {128, 3072, true, 16, true, false, 2, false}, {128, 4096, true, 2, false, true, 2},
+      {128, 8192, true, 2, true, false, 2, false},  {128, 3072, false, 16, true, false, 2},
+      {128, 4096, false, 16, true, false, 2},  {128, 8192, false, 16, true, false, 2},
+      {128, 16384, false, 16, true, false, 2}, {128, 16384, true, 2, true, false, 2, false},
   };
   for (const RuleCase& want : cases) {
     AttentionShape shape;
