@@ -68,7 +68,8 @@ __global__ void __launch_bounds__(B::Roles::threads, 1)
   const bool issuer = me.is_producer() && me.warp() == 0 && me.leader();
   if (issuer) {
     // Full: one arrival (the producer's expect-tx) plus the bytes; empty: every consumer
-    // thread, each releasing its stages itself (ReleaseStage).
+    // thread, each releasing its stages itself (ReleaseStage; Q's once the output store staged
+    // over them has read them, ReleaseAfterStoreRead).
     typename B::QPipeline(shared.q.barriers).init_mbars(Arrivals<Roles, ReleaseAfterStoreRead>{});
     KvPipeline(shared.k.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
     KvPipeline(shared.v.barriers).init_mbars(Arrivals<Roles, ReleaseStage>{});
