@@ -46,11 +46,10 @@ struct Blocking {
   using Turns = OrderedTurns<Warpgroups, Roles::threads_per_consumer, 1>;
   using OutputStore = StagedStore<Roles, Turns::end_barrier>;
   // Two Q stages: a persistent CTA's producer loads the next query block's Q during this one.
-  // A block's output rows are staged over its own Q rows (output_box), so its Q stage is held
-  // past its store and freed one block later (QLag).
+  // A block's output rows are staged over its own Q rows (output_box), so a consumer holds its
+  // Q stage past the store, in QLag: pushed once its block's first S has retired, and freed
+  // when the next block's stage is pushed (the store has read it by then).
   using QPipeline = ProducerConsumerPipeline<2>;
-  // A consumer's Q stages: each pushed once its block's first S has retired, which frees the
-  // last block's (its output store has read it by then).
   using QLag = StageLag<typename QPipeline::ConsumerStageType, 1, ReleaseAfterStoreRead>;
   using QTile = Tile<HeadDim, block_q>;
   using KvTile = Tile<HeadDim, block_kv>;

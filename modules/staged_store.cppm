@@ -30,6 +30,7 @@ module;
 export module linpipe:staged_store;
 #if defined(__CUDA__)
 import :ptx_bulk_copy;
+import :release_policies;
 
 export namespace linpipe {
 
@@ -77,13 +78,8 @@ class StagedStore {
 // store's issuer has seen its reads finish. Hold such a slot one step longer
 // (StageLag<Stage, 1, ReleaseAfterStoreRead>: released as the next one goes in) and the wait
 // finds the store long done.
-struct ReleaseAfterStoreRead {
-  static constexpr bool arrives = true;
-  // Empty-barrier arrivals per phase: every consumer thread of Roles releases each stage.
-  template <class Roles>
-  static constexpr std::uint32_t empty_arrivals() {
-    return Roles::consumer_threads;
-  }
+// Every thread releases, as with ReleaseStage, whose arrival counts it keeps.
+struct ReleaseAfterStoreRead : ReleaseStage {
   template <class Stage>
   [[clang::annotate("linpipe::arrives_arg", arrives)]] LINPIPE_DEVICE void operator()(Stage&& stage) const {
     ptx::cp_async_bulk_wait_group_read<0>();

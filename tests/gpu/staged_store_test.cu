@@ -104,13 +104,13 @@ __global__ void __launch_bounds__(OwnStagingRoles::threads)
     }
   } else {
     const linpipe::StagedStore<Roles> staged(me);
-    const linpipe::BoxWriter writer(linpipe::AccumulatorPlace(me.thread_in_consumer()));
+    const linpipe::AccumulatorPlace place(me.thread_in_consumer());
+    const linpipe::BoxWriter writer(place);
     linpipe::StageLag<OwnStagingRing::ConsumerStageType, 1, linpipe::ReleaseAfterStoreRead> held;
     for (int tile = 0; tile < tiles; ++tile) {
       auto slot = ring.acquire_consumer();
       linpipe::SwizzledBox& box = shared.slots[slot];
       held.push(std::move(slot));  // frees the last tile's slot once its store has read it
-      const linpipe::AccumulatorPlace place(me.thread_in_consumer());
       float acc[linpipe::SwizzledBox::cols / 2];
 #pragma unroll
       for (int i = 0; i < linpipe::SwizzledBox::cols / 2; ++i)
@@ -145,6 +145,23 @@ struct Stored {
   std::string first;
 };
 
+// Every element of a rows x cols bf16 tensor read back against expected(row, column): how many
+// differ, and the first.
+template <class Expected>
+Stored compare(const std::vector<std::uint16_t>& back, int rows, int cols, Expected expected) {
+  Stored result;
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      const float want = expected(r, c);
+      const float got = bf16_to_float(back[static_cast<std::size_t>(r) * cols + c]);
+      if (got != want && result.wrong++ == 0)
+        result.first = "row " + std::to_string(r) + " column " + std::to_string(c) + ": " +
+                       std::to_string(got) + ", expected " + std::to_string(want);
+    }
+  }
+  return result;
+}
+
 // Runs store_tiles over `tiles` tiles and compares every element with value_at x its scale.
 Stored store_and_check(int tiles, bool by_row, float scale0, float scale1) {
   const int rows = 64 * tiles;
@@ -162,19 +179,11 @@ Stored store_and_check(int tiles, bool by_row, float scale0, float scale1) {
   std::vector<std::uint16_t> back(static_cast<std::size_t>(rows) * cols);
   EXPECT_EQ(cudaMemcpy(back.data(), tensor, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(cudaFree(tensor), cudaSuccess);
-  Stored result;
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) {
-      const int tile = r / 64, row = r % 64;
-      const float scale = (row % 16) < 8 ? scale0 : scale1;  // row half h: rows row0 + 8h
-      const float expected = value_at(by_row, tile, row, c) * scale;
-      const float got = bf16_to_float(back[static_cast<std::size_t>(r) * cols + c]);
-      if (got != expected && result.wrong++ == 0)
-        result.first = "row " + std::to_string(r) + " column " + std::to_string(c) + ": " +
-                       std::to_string(got) + ", expected " + std::to_string(expected);
-    }
-  }
-  return result;
+  return compare(back, rows, cols, [&](int r, int c) {
+    const int tile = r / 64, row = r % 64;
+    const float scale = (row % 16) < 8 ? scale0 : scale1;  // row half h: rows row0 + 8h
+    return value_at(by_row, tile, row, c) * scale;
+  });
 }
 
 // Runs store_from_own_slot over `tiles` 64 x 64 tiles of poisoned input and compares every
@@ -199,17 +208,7 @@ Stored store_from_own_slots(int tiles) {
   EXPECT_EQ(cudaMemcpy(back.data(), output, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(cudaFree(input), cudaSuccess);
   EXPECT_EQ(cudaFree(output), cudaSuccess);
-  Stored result;
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < width; ++c) {
-      const float expected = value_at(true, r / 64, r % 64, c);
-      const float got = bf16_to_float(back[static_cast<std::size_t>(r) * width + c]);
-      if (got != expected && result.wrong++ == 0)
-        result.first = "row " + std::to_string(r) + " column " + std::to_string(c) + ": " +
-                       std::to_string(got) + ", expected " + std::to_string(expected);
-    }
-  }
-  return result;
+  return compare(back, rows, width, [](int r, int c) { return value_at(true, r / 64, r % 64, c); });
 }
 
 TEST(StagedStore, EveryRowLandsInItsPlaceTileAfterTile) {
