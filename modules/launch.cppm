@@ -52,6 +52,14 @@ struct LaunchOptions {
                                      // leaving SMs to concurrent work; whole clusters
   unsigned cluster = 1;              // CTAs per cluster (along x)
   cudaStream_t stream = nullptr;
+  // Programmatic dependent launch: the kernel may be scheduled before the kernel ahead of it
+  // on the stream has finished (once every CTA of that one has executed
+  // ptx::griddepcontrol_launch_dependents() or exited), so its launch and its prologue (barrier
+  // setup, tensor-map prefetch) run under the other's last CTAs. Only for a kernel whose every
+  // thread calls ptx::griddepcontrol_wait() before it touches global memory another kernel
+  // may use: launched so, a kernel that does not wait reads and writes while the kernel
+  // before it still runs.
+  bool early_start = false;
 };
 
 // A launch's (or a synchronize()'s) outcome: the CUDA status and, on failure, a sentence that
@@ -322,15 +330,22 @@ LaunchResult launch(void (*kernel)(Params...), const LaunchOptions& how, Args&&.
   config.blockDim = dim3(how.threads, 1, 1);
   config.dynamicSmemBytes = how.shared_bytes;
   config.stream = how.stream;
-  cudaLaunchAttribute cluster{};
+  cudaLaunchAttribute attributes[2] = {};
+  unsigned used = 0;
   if (how.cluster > 1) {
+    cudaLaunchAttribute& cluster = attributes[used++];
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = how.cluster;
     cluster.val.clusterDim.y = 1;
     cluster.val.clusterDim.z = 1;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
   }
+  if (how.early_start) {
+    cudaLaunchAttribute& early = attributes[used++];
+    early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    early.val.programmaticStreamSerializationAllowed = 1;
+  }
+  config.attrs = used > 0 ? attributes : nullptr;
+  config.numAttrs = used;
   std::tuple<Params...> values(static_cast<Args&&>(args)...);
   void* pointers[sizeof...(Params) + 1] = {};
   std::apply([&](auto&... value) {
@@ -342,8 +357,9 @@ LaunchResult launch(void (*kernel)(Params...), const LaunchOptions& how, Args&&.
     const unsigned grid = result.grid;
     detail::say(result, status,
                 "linpipe::launch: the launch of %u CTAs of %u threads with %zu bytes of shared "
-                "memory (cluster %u) failed",
-                grid, how.threads, how.shared_bytes, how.cluster);
+                "memory (cluster %u%s) failed",
+                grid, how.threads, how.shared_bytes, how.cluster,
+                how.early_start ? ", early start" : "");
   }
   return result;
 }

@@ -1,8 +1,11 @@
 // linpipe:ptx_cluster — thread-block clusters (rank, position, shape, cluster barrier), the
-// grid's launch id, and warpgroup register reallocation (setmaxnreg): the pieces a
-// warp-specialised cluster kernel needs around its pipelines.
-// PTX ISA, "Special Registers: %cluster_ctarank, %gridid", "barrier.cluster", "setmaxnreg":
+// grid's launch id, its dependency on the grid before it (griddepcontrol), and warpgroup
+// register reallocation (setmaxnreg): the pieces a warp-specialised cluster kernel needs
+// around its pipelines.
+// PTX ISA, "Special Registers: %cluster_ctarank, %gridid", "barrier.cluster", "griddepcontrol",
+// "setmaxnreg":
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-barrier-cluster
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-griddepcontrol
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#miscellaneous-instructions-setmaxnreg
 module;
 #include "linpipe_macros.h"
@@ -13,6 +16,7 @@ export module linpipe:ptx_cluster;
 extern "C" {
 LINPIPE_DEVICE void linpipe_ptx_cluster_is_not_supported_before_SM_90();
 LINPIPE_DEVICE void linpipe_ptx_setmaxnreg_needs_SM_90a();
+LINPIPE_DEVICE void linpipe_ptx_griddepcontrol_is_not_supported_before_SM_90();
 }
 
 export namespace linpipe::ptx {
@@ -110,6 +114,33 @@ LINPIPE_DEVICE inline void barrier_cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #else
   linpipe_ptx_cluster_is_not_supported_before_SM_90();
+#endif
+}
+
+// griddepcontrol.wait;
+// PTX ISA 7.8, SM_90. Waits until every grid this one depends on (the kernel before it on the
+// stream, where this one was launched as its programmatic dependent: LaunchOptions::early_start)
+// has completed and its memory operations are visible. Returns at once in a grid launched
+// without that dependency. A kernel that may start early calls it in every thread before its
+// first access to global memory another kernel may touch.
+LINPIPE_DEVICE inline void griddepcontrol_wait() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#else
+  linpipe_ptx_griddepcontrol_is_not_supported_before_SM_90();
+#endif
+}
+
+// griddepcontrol.launch_dependents;
+// PTX ISA 7.8, SM_90. Lets the grid launched after this one as its programmatic dependent be
+// scheduled once every CTA of this grid has executed it (or exited) rather than once this
+// grid ends; the dependent still waits for this grid's memory in griddepcontrol.wait. No
+// effect without such a dependent.
+LINPIPE_DEVICE inline void griddepcontrol_launch_dependents() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#else
+  linpipe_ptx_griddepcontrol_is_not_supported_before_SM_90();
 #endif
 }
 
