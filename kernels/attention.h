@@ -77,6 +77,12 @@ struct AttentionConfig {
   // its fastest schedule beat the fastest eager one by 1-4% at full 8k-16k and causal 16k, and
   // lost up to 12% at seq 1024 and below and at causal 2k-8k (docs/benchmarks.md).
   bool lazy_rescale = false;
+  // Programmatic dependent launch (linpipe::LaunchOptions::early_start): the launch and the
+  // kernel's prologue run under the last CTAs of the kernel before it on the stream; every
+  // thread waits for that kernel's memory before its first global access. Off by default: a
+  // kernel after this one that reads O must itself wait (griddepcontrol.wait) if it is
+  // early-started too.
+  bool early_start = false;
 };
 
 // The configuration attention_bf16 uses when none is given: per shape, the fastest of the
@@ -135,3 +141,10 @@ extern "C" int linpipe_attention_options_bf16(const void* q, const void* k, cons
                                               int causal, float scale, int overlap_softmax, int pingpong,
                                               int persistent, int dynamic, int packed_heads,
                                               int query_warpgroups, int lazy_rescale, void* stream);
+// linpipe_attention_options_bf16 with early_start (AttentionConfig) after lazy_rescale.
+extern "C" int linpipe_attention_launch_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                             int batch, int heads, int kv_heads, int seq, int head_dim,
+                                             int causal, float scale, int overlap_softmax, int pingpong,
+                                             int persistent, int dynamic, int packed_heads,
+                                             int query_warpgroups, int lazy_rescale, int early_start,
+                                             void* stream);

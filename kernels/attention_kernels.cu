@@ -64,6 +64,8 @@ __global__ void __launch_bounds__(B::Roles::threads, 1)
   extern __shared__ __align__(1024) std::byte smem_raw[];
   using Roles = typename B::Roles;
   SharedMemory<B>& shared = Plan<B>::place(smem_raw);
+  // An early-started next kernel (AttentionConfig::early_start) may be scheduled as SMs free up.
+  ptx::griddepcontrol_launch_dependents();
   const Roles me = Roles::this_thread();
   const bool issuer = me.is_producer() && me.warp() == 0 && me.leader();
   if (issuer) {
@@ -80,6 +82,9 @@ __global__ void __launch_bounds__(B::Roles::threads, 1)
     if constexpr (Dynamic) AttentionClaimedSchedule::init(shared.work, Roles::consumer_threads);
   }
   __syncthreads();
+  // Launched early: the kernel before has finished, and its writes are visible, before any
+  // thread claims a block, loads Q, K or V, or stores O or the LSE. A no-op otherwise.
+  ptx::griddepcontrol_wait();
 
   typename B::QPipeline q_pipe(shared.q.barriers, "attention q");
   KvPipeline k_pipe(shared.k.barriers, "attention k");

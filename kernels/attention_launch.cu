@@ -142,7 +142,8 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
        .shared_bytes = attention_shared_bytes(shape.head_dim, config.query_warpgroups),
        .items = work.tiles.count(),
        .grid = config.persistent ? GridKind::persistent : GridKind::one_per_item,
-       .max_ctas = static_cast<unsigned>(config.persistent_ctas), .stream = stream},
+       .max_ctas = static_cast<unsigned>(config.persistent_ctas), .stream = stream,
+       .early_start = config.early_start},
       map_q, map_k, map_v, map_o, lse, shape.seq, work, packing, shape.causal, scale * log2e);
   if (!launched && why != nullptr) *why = kept_why(launched);
   return launched.status;
@@ -243,11 +244,12 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
 
 }  // namespace linpipe::kernels
 
-extern "C" int linpipe_attention_options_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
-                                              int batch, int heads, int kv_heads, int seq, int head_dim,
-                                              int causal, float scale, int overlap_softmax, int pingpong,
-                                              int persistent, int dynamic, int packed_heads,
-                                              int query_warpgroups, int lazy_rescale, void* stream) {
+extern "C" int linpipe_attention_launch_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                             int batch, int heads, int kv_heads, int seq, int head_dim,
+                                             int causal, float scale, int overlap_softmax, int pingpong,
+                                             int persistent, int dynamic, int packed_heads,
+                                             int query_warpgroups, int lazy_rescale, int early_start,
+                                             void* stream) {
   linpipe::kernels::AttentionShape shape;
   shape.batch = batch;
   shape.heads = heads;
@@ -264,10 +266,21 @@ extern "C" int linpipe_attention_options_bf16(const void* q, const void* k, cons
   config.packed_heads = packed_heads;
   config.query_warpgroups = query_warpgroups;
   config.lazy_rescale = lazy_rescale != 0;
+  config.early_start = early_start != 0;
   const cudaError_t status = linpipe::kernels::attention_bf16(q, k, v, o, lse, shape, scale, config,
                                                               static_cast<cudaStream_t>(stream), &why);
   if (status == cudaErrorInvalidValue && why != nullptr) std::fprintf(stderr, "linpipe_attention_bf16: %s\n", why);
   return static_cast<int>(status);
+}
+
+extern "C" int linpipe_attention_options_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
+                                              int batch, int heads, int kv_heads, int seq, int head_dim,
+                                              int causal, float scale, int overlap_softmax, int pingpong,
+                                              int persistent, int dynamic, int packed_heads,
+                                              int query_warpgroups, int lazy_rescale, void* stream) {
+  return linpipe_attention_launch_bf16(q, k, v, o, lse, batch, heads, kv_heads, seq, head_dim, causal, scale,
+                                       overlap_softmax, pingpong, persistent, dynamic, packed_heads,
+                                       query_warpgroups, lazy_rescale, 0, stream);
 }
 
 extern "C" int linpipe_attention_config_bf16(const void* q, const void* k, const void* v, void* o, float* lse,

@@ -28,6 +28,12 @@ struct GemmConfig {
   // How consumers release a stage: false, lane 0 of every consumer warp arrives on the empty
   // barrier (of each cluster CTA); true, only the first warp of each consumer warpgroup does.
   bool warpgroup_release = false;
+  // Programmatic dependent launch (linpipe::LaunchOptions::early_start): the launch and the
+  // kernel's prologue run under the last CTAs of the kernel before it on the stream; every
+  // thread waits for that kernel's memory before its first global access. Off by default:
+  // a kernel after this one that reads C must itself wait (griddepcontrol.wait) if it is
+  // early-started too.
+  bool early_start = false;
 };
 
 // Computes C = A x B^T on `stream` (device pointers, 16-byte aligned, C not overlapping A or

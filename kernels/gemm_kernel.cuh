@@ -220,6 +220,8 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
   extern __shared__ __align__(1024) std::byte smem_raw[];
   SharedMemory& shared = Plan::place(smem_raw);
   Storage& storage = shared.pipeline;
+  // An early-started next kernel (GemmConfig::early_start) may be scheduled as SMs free up.
+  ptx::griddepcontrol_launch_dependents();
 
   const Roles me = Roles::this_thread();
   const bool issuer = me.is_producer() && me.warp() == 0 && me.leader();
@@ -241,6 +243,9 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
     rank = ptx::cluster_ctarank();
   }
 
+  // Launched early (GemmConfig::early_start): the kernel before has finished, and its writes
+  // are visible, before any thread reads A or B or writes C. A no-op otherwise.
+  ptx::griddepcontrol_wait();
   const Schedule schedule = output_tiles<Cluster>(m, n, group_rows);
   const int k_tiles = k / block_k;
   TracedPipeline<Tracer> pipe(storage.barriers, "gemm", role_tracer<Tracer>(trace...));

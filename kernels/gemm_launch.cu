@@ -52,11 +52,11 @@ cudaError_t cached_operand(CUtensorMap* map, const void* base, int rows, int col
 }
 
 // A persistent launch of one CTA per output tile at most (a cluster per cluster_m tiles).
-LaunchOptions options_for(int m, int n, int cluster_m, cudaStream_t stream) {
+LaunchOptions options_for(int m, int n, const GemmConfig& config, cudaStream_t stream) {
   const std::uint64_t tiles = static_cast<std::uint64_t>(m / gemm_tile_m) * (n / gemm_tile_n);
   return {.threads = gemm_threads, .shared_bytes = gemm_shared_bytes(), .items = tiles,
-          .grid = GridKind::persistent, .cluster = static_cast<unsigned>(cluster_m),
-          .stream = stream};
+          .grid = GridKind::persistent, .cluster = static_cast<unsigned>(config.cluster_m),
+          .stream = stream, .early_start = config.early_start};
 }
 
 // Launches `kernel` (untraced or traced, for config.cluster_m) with the operands' maps.
@@ -73,7 +73,7 @@ cudaError_t launch_gemm(Kernel kernel, const void* a, const void* b, void* c, in
   static_assert(gemm_c_box_cols == gemm_tile_k, "C's boxes are encoded with the operands' width");
   if ((status = cached_operand(&map_c, c, m, n, gemm_c_box_rows)) != cudaSuccess) return status;
   const int group_rows = config.group_rows / cluster > 0 ? config.group_rows / cluster : 1;
-  const LaunchResult launched = launch(kernel, options_for(m, n, cluster, stream), map_a, map_b,
+  const LaunchResult launched = launch(kernel, options_for(m, n, config, stream), map_a, map_b,
                                        map_c, m, n, k, group_rows, config.warpgroup_release,
                                        trace...);
   if (!launched && why != nullptr) *why = kept_why(launched);
@@ -148,10 +148,11 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
 }
 
 cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas) {
-  const int cluster = config.cluster_m == 2 ? 2 : 1;
+  GemmConfig checked = config;
+  checked.cluster_m = config.cluster_m == 2 ? 2 : 1;
   // A problem with more tiles than any grid holds: the grid is what fits at once.
-  const LaunchResult grid = launch_grid(gemm_kernel_for_cluster(cluster),
-                                        options_for(1 << 30, 1 << 24, cluster, nullptr));
+  const LaunchResult grid = launch_grid(gemm_kernel_for_cluster(checked.cluster_m),
+                                        options_for(1 << 30, 1 << 24, checked, nullptr));
   if (grid) *ctas = static_cast<int>(grid.grid);
   return grid.status;
 }

@@ -161,7 +161,8 @@ int main(int argc, char** argv) {
                                {8192, 8192, 8192}, {8192, 4096, 2048}, {2048, 8192, 8192},
                                {4096, 4096, 1024}, {16384, 1024, 4096}};
   if (only.m > 0) shapes = {shapes.front(), only};
-  const GemmConfig variants[4] = {{1}, {2}, {1, 16, true}, {2, 16, true}};
+  // The last: the default launched early (programmatic dependent launch), checked like the rest.
+  const GemmConfig variants[5] = {{1}, {2}, {1, 16, true}, {2, 16, true}, {1, 16, false, true}};
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
@@ -197,6 +198,7 @@ int main(int argc, char** argv) {
     double group8_tflops, group32_tflops;
     double wg1_tflops, wg2_tflops;  // warpgroup_release: 1-CTA, 2-CTA
     double lt_tflops;
+    double early_tflops;  // the default launched early
     int lt_tried;
     double low[3], high[3];  // cuBLAS, cuBLASLt, linpipe: TFLOP/s of their slowest and fastest round
     linpipe::bench::GpuState before, after;
@@ -228,8 +230,9 @@ int main(int argc, char** argv) {
       if (&config == &variants[0]) default_ok = good;  // times the shape if the default is right
       shape_ok = shape_ok && good;
       error = std::max(error, cmp.relative_error);
-      std::printf("check %5dx%5dx%5d cluster %d%s: rel err %.3e (||ref|| %.3e), non-finite %llu -> %s\n",
+      std::printf("check %5dx%5dx%5d cluster %d%s%s: rel err %.3e (||ref|| %.3e), non-finite %llu -> %s\n",
                   s.m, s.n, s.k, config.cluster_m, config.warpgroup_release ? " wg-release" : "",
+                  config.early_start ? " early start" : "",
                   cmp.relative_error, cmp.ref_norm,
                   cmp.non_finite, good ? "ok" : "WRONG");
       std::fflush(stdout);
@@ -269,10 +272,11 @@ int main(int argc, char** argv) {
         case 4: return gemm_bf16(a, b, c, s.m, s.n, s.k, group32);
         case 5: return gemm_bf16(a, b, c, s.m, s.n, s.k, wg1);
         case 6: return gemm_bf16(a, b, c, s.m, s.n, s.k, wg2);
-        default: return lt.run();
+        case 7: return lt.run();
+        default: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[4]);
       }
     };
-    constexpr int contenders = 8;
+    constexpr int contenders = 9;
     const int warmup = std::max(20, static_cast<int>(2e14 / flops));  // ~0.3 s: clocks up
     for (int i = 0; i < warmup; ++i) BENCH_CHECK(launch(i % contenders));
     BENCH_CHECK(cudaDeviceSynchronize());
@@ -300,7 +304,7 @@ int main(int argc, char** argv) {
     double tflops[contenders];
     for (int which = 0; which < contenders; ++which) tflops[which] = flops / median(ms[which]) / 1e9;
     Row row{s, tflops[0], tflops[1], tflops[2], error, ratios.front(), ratios.back(),
-            tflops[3], tflops[4], tflops[5], tflops[6], tflops[7], lt.tried(), {}, {}, before,
+            tflops[3], tflops[4], tflops[5], tflops[6], tflops[7], tflops[8], lt.tried(), {}, {}, before,
             linpipe::bench::read_gpu_state()};
     const int ranged[3] = {0, 7, 1};  // cuBLAS, cuBLASLt, linpipe
     for (int i = 0; i < 3; ++i) {
@@ -377,6 +381,15 @@ int main(int argc, char** argv) {
     std::printf("%-16s %21s %20s (%2d) %21s %7.3f %18s %18s\n", shape, cells[0], cells[1], r.lt_tried, cells[2],
                 r.linpipe_tflops / std::max(r.cublas_tflops, r.lt_tflops), linpipe::bench::describe(r.before).c_str(),
                 linpipe::bench::describe(r.after).c_str());
+  }
+  std::printf("\nearly start (GemmConfig::early_start: each launch's start under the last one's end), TFLOP/s,"
+              " median of the same rounds\n%-16s %8s %8s %8s %8s\n", "M x N x K", "linpipe", "early", "ratio",
+              "/best");
+  for (const Row& r : rows) {
+    char shape[32];
+    std::snprintf(shape, sizeof shape, "%dx%dx%d", r.s.m, r.s.n, r.s.k);
+    std::printf("%-16s %8.1f %8.1f %8.3f %8.3f\n", shape, r.linpipe_tflops, r.early_tflops,
+                r.early_tflops / r.linpipe_tflops, r.early_tflops / std::max(r.cublas_tflops, r.lt_tflops));
   }
   std::printf("\nhost cost per call at %dx%dx%d, us (enqueue only, mean of 200 calls): cuBLAS %.2f, "
               "linpipe %.2f (tensor maps cached), linpipe %.2f (every call re-encodes them)\n",

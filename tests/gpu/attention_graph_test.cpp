@@ -1,8 +1,9 @@
-// attention_bf16 with its default configuration captured into a CUDA graph on a stream that has
-// never launched it: the dynamic schedule's counter is then created inside the capture (global
-// mode, where cudaMalloc and legacy-stream memsets are refused). The graph, replayed twice,
-// must write what a direct launch writes, bit for bit: each query block is computed the same
-// way whichever CTA claims it.
+// attention_bf16 launched other ways than one direct launch. Its default configuration
+// captured into a CUDA graph on a stream that has never launched it: the dynamic schedule's
+// counter is then created inside the capture (global mode, where cudaMalloc and legacy-stream
+// memsets are refused). The graph, replayed twice, must write what a direct launch writes, bit
+// for bit: each query block is computed the same way whichever CTA claims it. And chains of
+// early-started launches (AttentionEarlyStart, below).
 #include "attention.h"
 
 #include <cuda_runtime.h>
@@ -103,6 +104,64 @@ TEST_P(AttentionGraph, DefaultCapturedOnAFreshStreamMatchesADirectLaunch) {
 INSTANTIATE_TEST_SUITE_P(Defaults, AttentionGraph,
                          ::testing::Values(GraphCase{4, 300, 64, true}, GraphCase{2, 1024, 128, true},
                                            GraphCase{2, 4096, 64, true}),
+                         [](const ::testing::TestParamInfo<GraphCase>& info) {
+                           const GraphCase& c = info.param;
+                           return "h" + std::to_string(c.heads) + "s" + std::to_string(c.seq) + "d" +
+                                  std::to_string(c.head_dim) + (c.causal ? "Causal" : "Full");
+                         });
+
+// Early start (AttentionConfig::early_start): attention whose Q is the O of the attention just
+// before it, each launched to start under the last one's final CTAs (and, with the dynamic
+// schedule, claiming from the counter the last one resets as it ends), computes what the same
+// chain launched in order computes, bit for bit.
+class AttentionEarlyStart : public ::testing::TestWithParam<GraphCase> {};
+
+TEST_P(AttentionEarlyStart, AChainReadingEachOutputMatchesTheChainInOrder) {
+  LINPIPE_REQUIRE_GPU();
+  const GraphCase& c = GetParam();
+  AttentionShape shape;
+  shape.batch = 8;
+  shape.heads = c.heads;
+  shape.seq = c.seq;
+  shape.head_dim = c.head_dim;
+  shape.causal = c.causal;
+  const std::size_t elems = static_cast<std::size_t>(shape.batch) * c.heads * c.seq * c.head_dim;
+  const std::vector<std::uint16_t> input = random_bf16(3 * elems, 777);  // Q, K, V
+  const DeviceBytes qkv(3 * elems * 2), first(elems * 2), second(elems * 2),
+      lse(static_cast<std::size_t>(shape.batch) * c.heads * c.seq * 4);
+  ASSERT_TRUE(qkv.ok() && first.ok() && second.ok() && lse.ok());
+  LINPIPE_CUDA_OK(cudaMemcpy(qkv.get(), input.data(), qkv.bytes(), cudaMemcpyHostToDevice));
+  const auto* q = static_cast<const std::uint16_t*>(qkv.get());
+  const auto* k = q + elems;
+  const auto* v = q + 2 * elems;
+  const float scale = 1.0f / 8.0f;
+  const auto chain = [&](bool early) {
+    linpipe::kernels::AttentionConfig config = linpipe::kernels::attention_config_for(shape);
+    config.early_start = early;
+    LINPIPE_CUDA_OK(cudaMemset(first.get(), 0xff, first.bytes()));
+    LINPIPE_CUDA_OK(cudaMemset(second.get(), 0xff, second.bytes()));
+    const char* why = nullptr;
+    for (int repeat = 0; repeat < 3; ++repeat) {  // O1 = attention(Q), O2 = attention(O1)
+      LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(q, k, v, first.get(), nullptr, shape, scale, config,
+                                                       nullptr, &why));
+      LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(first.get(), k, v, second.get(),
+                                                       static_cast<float*>(lse.get()), shape, scale, config,
+                                                       nullptr, &why));
+    }
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  };
+  ASSERT_NO_FATAL_FAILURE(chain(false));
+  const std::vector<std::uint8_t> want_o = second.read(), want_lse = lse.read();
+  ASSERT_NO_FATAL_FAILURE(chain(true));
+  EXPECT_TRUE(second.read() == want_o) << "O of the early-started chain differs from the chain in order";
+  EXPECT_TRUE(lse.read() == want_lse) << "LSE of the early-started chain differs from the chain in order";
+}
+
+// The default configurations of a static persistent grid (full, head dim 128), the dynamic one
+// (causal) and three warpgroups.
+INSTANTIATE_TEST_SUITE_P(Defaults, AttentionEarlyStart,
+                         ::testing::Values(GraphCase{16, 1024, 128, false}, GraphCase{16, 1024, 128, true},
+                                           GraphCase{32, 2048, 64, false}),
                          [](const ::testing::TestParamInfo<GraphCase>& info) {
                            const GraphCase& c = info.param;
                            return "h" + std::to_string(c.heads) + "s" + std::to_string(c.seq) + "d" +

@@ -167,13 +167,56 @@ TEST(GemmSanitizer, SmallShape) {
   LINPIPE_CUDA_OK(fill_random_bf16(a, std::size_t(m) * k, 1));
   LINPIPE_CUDA_OK(fill_random_bf16(b, std::size_t(n) * k, 2));
   for (const GemmConfig config : {GemmConfig{1}, GemmConfig{2}, GemmConfig{1, 16, true},
-                                  GemmConfig{2, 16, true}}) {
+                                  GemmConfig{2, 16, true}, GemmConfig{1, 16, false, true}}) {
     LINPIPE_CUDA_OK(gemm_bf16(a, b, c, m, n, k, config));
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
   }
   LINPIPE_CUDA_OK(cudaFree(a));
   LINPIPE_CUDA_OK(cudaFree(b));
   LINPIPE_CUDA_OK(cudaFree(c));
+}
+
+// Early start (GemmConfig::early_start): a second GEMM that reads the first one's C as its A,
+// launched to start under the first's last CTAs, still reads all of it. The chain, its
+// intermediate poisoned first, gives bit for bit what the same chain gives launched in order.
+TEST(GemmEarlyStart, AProductReadByTheNextEarlyStartedGemmIsWhole) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  constexpr int m = 4096, n = 2048, k = 1024, n2 = 1024;  // C1: m x n; C2 = C1 x B2^T: m x n2
+  void *a = nullptr, *b = nullptr, *b2 = nullptr, *c1 = nullptr, *c2 = nullptr, *in_order = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&a, std::size_t(m) * k * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&b, std::size_t(n) * k * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&b2, std::size_t(n2) * n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&c1, std::size_t(m) * n * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&c2, std::size_t(m) * n2 * 2));
+  LINPIPE_CUDA_OK(cudaMalloc(&in_order, std::size_t(m) * n2 * 2));
+  LINPIPE_CUDA_OK(fill_random_bf16(a, std::size_t(m) * k, 31));
+  LINPIPE_CUDA_OK(fill_random_bf16(b, std::size_t(n) * k, 32));
+  LINPIPE_CUDA_OK(fill_random_bf16(b2, std::size_t(n2) * n, 33));
+  const auto chain = [&](void* out, bool early) {
+    LINPIPE_CUDA_OK(poison_bf16(c1, std::size_t(m) * n));
+    LINPIPE_CUDA_OK(poison_bf16(out, std::size_t(m) * n2));
+    GemmConfig config;
+    config.early_start = early;
+    for (int repeat = 0; repeat < 4; ++repeat) {
+      LINPIPE_CUDA_OK(gemm_bf16(a, b, c1, m, n, k, config));
+      LINPIPE_CUDA_OK(gemm_bf16(c1, b2, out, m, n2, n, config));
+    }
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  };
+  ASSERT_NO_FATAL_FAILURE(chain(in_order, false));
+  ASSERT_NO_FATAL_FAILURE(chain(c2, true));
+  std::vector<std::uint16_t> got(std::size_t(m) * n2), want(std::size_t(m) * n2);
+  LINPIPE_CUDA_OK(cudaMemcpy(got.data(), c2, got.size() * 2, cudaMemcpyDeviceToHost));
+  LINPIPE_CUDA_OK(cudaMemcpy(want.data(), in_order, want.size() * 2, cudaMemcpyDeviceToHost));
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) differing += got[i] != want[i];
+  EXPECT_EQ(differing, 0u) << "elements of the early-started chain that differ from the in-order one";
+  Bf16Comparison cmp{};
+  LINPIPE_CUDA_OK(compare_bf16(c2, in_order, got.size(), &cmp));
+  EXPECT_EQ(cmp.non_finite, 0u);
+  EXPECT_GT(cmp.ref_norm, 0.0);
+  for (void* p : {a, b, b2, c1, c2, in_order}) LINPIPE_CUDA_OK(cudaFree(p));
 }
 
 // The host side is shared by threads: per-device launch limits measured once under a lock,
