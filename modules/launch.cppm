@@ -1,7 +1,8 @@
 // linpipe:launch — one host call that launches a warp-specialised kernel: the dynamic
 // shared-memory opt-in, the cluster shape, the grid (one CTA per work item, or a persistent
 // grid sized by the occupancy calculator: CTAs per SM, or clusters that fit at once), the
-// launch itself, and the debug report sink. What it asks the runtime is asked once per kernel,
+// launch itself (early, under the last CTAs of the kernel before it, where asked), and the
+// debug report sink. What it asks the runtime is asked once per kernel,
 // device and shape, so a repeated launch costs only the launch.
 //
 //   const linpipe::LaunchResult launched = linpipe::launch(
