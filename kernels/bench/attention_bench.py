@@ -115,13 +115,18 @@ def median_ms(run, rounds=5, reps=20, warmup=5):
     return times[len(times) // 2]
 
 
-def main(argv):
-    parser = argparse.ArgumentParser()
+def add_case_arguments(parser):
+    """The library and the cases' arguments every attention bench script takes."""
     parser.add_argument("lib")
-    parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seqs", default="512,1024,2048,4096,8192,16384")
     parser.add_argument("--head-dims", default="64,128")
     parser.add_argument("--masks", default="full,causal")
+
+
+def main(argv):
+    parser = argparse.ArgumentParser()
+    add_case_arguments(parser)
+    parser.add_argument("--quick", action="store_true")
     parser.add_argument("--once", action="store_true")
     parser.add_argument("--once-schedules", default="")
     parser.add_argument("--kv-groups", default="1,8")

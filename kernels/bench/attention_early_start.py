@@ -36,10 +36,7 @@ def load_launch(lib_path):
 
 def main(argv):
     parser = argparse.ArgumentParser()
-    parser.add_argument("lib")
-    parser.add_argument("--seqs", default="512,1024,2048,4096,8192,16384")
-    parser.add_argument("--head-dims", default="64,128")
-    parser.add_argument("--masks", default="full,causal")
+    bench.add_case_arguments(parser)
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args(argv)
     launch = load_launch(args.lib)

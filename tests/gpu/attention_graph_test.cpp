@@ -24,6 +24,22 @@ struct GraphCase {
   bool causal;
 };
 
+AttentionShape shape_of(const GraphCase& c, int batch) {
+  AttentionShape shape;
+  shape.batch = batch;
+  shape.heads = c.heads;
+  shape.seq = c.seq;
+  shape.head_dim = c.head_dim;
+  shape.causal = c.causal;
+  return shape;
+}
+
+std::string case_name(const ::testing::TestParamInfo<GraphCase>& info) {
+  const GraphCase& c = info.param;
+  return "h" + std::to_string(c.heads) + "s" + std::to_string(c.seq) + "d" + std::to_string(c.head_dim) +
+         (c.causal ? "Causal" : "Full");
+}
+
 class DeviceBytes {
  public:
   explicit DeviceBytes(std::size_t bytes) : bytes_(bytes) { ok_ = cudaMalloc(&data_, bytes) == cudaSuccess; }
@@ -50,11 +66,7 @@ class AttentionGraph : public ::testing::TestWithParam<GraphCase> {};
 TEST_P(AttentionGraph, DefaultCapturedOnAFreshStreamMatchesADirectLaunch) {
   LINPIPE_REQUIRE_GPU();
   const GraphCase& c = GetParam();
-  AttentionShape shape;
-  shape.heads = c.heads;
-  shape.seq = c.seq;
-  shape.head_dim = c.head_dim;
-  shape.causal = c.causal;
+  const AttentionShape shape = shape_of(c, 1);
   ASSERT_TRUE(linpipe::kernels::attention_config_for(shape).dynamic)
       << "the case must take the dynamic schedule by default, or it does not test the counter";
   const std::size_t elems = static_cast<std::size_t>(c.heads) * c.seq * c.head_dim;
@@ -104,11 +116,7 @@ TEST_P(AttentionGraph, DefaultCapturedOnAFreshStreamMatchesADirectLaunch) {
 INSTANTIATE_TEST_SUITE_P(Defaults, AttentionGraph,
                          ::testing::Values(GraphCase{4, 300, 64, true}, GraphCase{2, 1024, 128, true},
                                            GraphCase{2, 4096, 64, true}),
-                         [](const ::testing::TestParamInfo<GraphCase>& info) {
-                           const GraphCase& c = info.param;
-                           return "h" + std::to_string(c.heads) + "s" + std::to_string(c.seq) + "d" +
-                                  std::to_string(c.head_dim) + (c.causal ? "Causal" : "Full");
-                         });
+                         case_name);
 
 // Early start (AttentionConfig::early_start): attention whose Q is the O of the attention just
 // before it, each launched to start under the last one's final CTAs (and, with the dynamic
@@ -119,12 +127,7 @@ class AttentionEarlyStart : public ::testing::TestWithParam<GraphCase> {};
 TEST_P(AttentionEarlyStart, AChainReadingEachOutputMatchesTheChainInOrder) {
   LINPIPE_REQUIRE_GPU();
   const GraphCase& c = GetParam();
-  AttentionShape shape;
-  shape.batch = 8;
-  shape.heads = c.heads;
-  shape.seq = c.seq;
-  shape.head_dim = c.head_dim;
-  shape.causal = c.causal;
+  const AttentionShape shape = shape_of(c, 8);
   const std::size_t elems = static_cast<std::size_t>(shape.batch) * c.heads * c.seq * c.head_dim;
   const std::vector<std::uint16_t> input = random_bf16(3 * elems, 777);  // Q, K, V
   const DeviceBytes qkv(3 * elems * 2), first(elems * 2), second(elems * 2),
@@ -162,10 +165,6 @@ TEST_P(AttentionEarlyStart, AChainReadingEachOutputMatchesTheChainInOrder) {
 INSTANTIATE_TEST_SUITE_P(Defaults, AttentionEarlyStart,
                          ::testing::Values(GraphCase{16, 1024, 128, false}, GraphCase{16, 1024, 128, true},
                                            GraphCase{32, 2048, 64, false}),
-                         [](const ::testing::TestParamInfo<GraphCase>& info) {
-                           const GraphCase& c = info.param;
-                           return "h" + std::to_string(c.heads) + "s" + std::to_string(c.seq) + "d" +
-                                  std::to_string(c.head_dim) + (c.causal ? "Causal" : "Full");
-                         });
+                         case_name);
 
 }  // namespace
