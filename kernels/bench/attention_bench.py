@@ -3,7 +3,7 @@
 
   attention_bench.py LIB [--quick] [--once] [--seqs 512,1024,...] [--head-dims 64,128] [--masks full,causal]
                     [--kv-groups 1,8] [--gqa-head-dims 128] [--before LIB2]
-                    [--once-schedules default,0]
+                    [--once-schedules default,0] [--lse]
 
 LIB: liblinpipe_attention.so (built here by the release preset: build/release/kernels/).
 For each sequence length, head dim and mask, batch x heads is chosen so every case holds 16k
@@ -34,6 +34,11 @@ K/V heads, linpipe packs the heads of a group into its CTAs by attention_packed_
 (its fastest configuration is timed once more with packing off, in a table of its own), and
 torch runs scaled_dot_product_attention(..., enable_gqa=True). --before skips grouped cases
 (a build from before grouped heads has no entry point for them).
+The log-sum-exp: by default neither side stores it. torch's inputs do not require grad, so its
+backends take the inference path (cuDNN and the memory-efficient kernel then skip the LSE), and
+linpipe is passed no LSE buffer; the fastest configuration of each case is timed once more
+with the LSE stored, in a table of its own. --lse: the training forward on both sides (linpipe
+stores the LSE in every configuration, torch's inputs require grad).
 """
 import argparse
 import ctypes
@@ -132,6 +137,7 @@ def main(argv):
     parser.add_argument("--kv-groups", default="1,8")
     parser.add_argument("--gqa-head-dims", default="128")
     parser.add_argument("--before")
+    parser.add_argument("--lse", action="store_true")
     args = parser.parse_args(argv)
     attention = load(args.lib)
     grouped = load_grouped(args.lib)
@@ -145,6 +151,7 @@ def main(argv):
     rows = []
     ab_rows = []
     packing_rows = []
+    lse_rows = []
     gqa_head_dims = [int(x) for x in args.gqa_head_dims.split(",")]
     cases = [(head_dim, seq, causal, group)
              for group in [int(x) for x in args.kv_groups.split(",")]
@@ -161,6 +168,8 @@ def main(argv):
         q = torch.rand(shape, device="cuda", dtype=torch.bfloat16, generator=gen) * 2 - 1
         k, v = (torch.rand((batch, kv_heads, seq, head_dim), device="cuda", dtype=torch.bfloat16,
                            generator=gen) * 2 - 1 for _ in range(2))
+        for x in (q, k, v):
+            x.requires_grad_(args.lse)  # torch's backends store the LSE only for a backward pass
         out = torch.empty_like(q)
         lse = torch.empty((batch, heads, seq), device="cuda", dtype=torch.float32)
         scale = 1.0 / math.sqrt(head_dim)
@@ -170,17 +179,18 @@ def main(argv):
         if group > 1:
             sdpa_args["enable_gqa"] = True
 
-        def ours(schedule, build=attention, packed_heads=0):
+        def ours(schedule, build=attention, packed_heads=0, store_lse=args.lse):
             overlap, pingpong, persistent, dynamic, wide, lazy = schedule
+            lse_ptr = lse.data_ptr() if store_lse else None
             if build is attention or before_grouped is not None:
                 entry = grouped if build is attention else before_grouped
                 status = entry(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
-                               lse.data_ptr(), batch, heads, kv_heads, seq, head_dim, int(causal),
+                               lse_ptr, batch, heads, kv_heads, seq, head_dim, int(causal),
                                scale, overlap, pingpong, persistent, dynamic, packed_heads, 3 if wide else 2,
                                *((lazy,) if entry.lazy else ()), stream)
             else:  # a build from before grouped heads and dynamic grids
                 status = build(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
-                               lse.data_ptr(), batch, heads, seq, head_dim, int(causal), scale,
+                               lse_ptr, batch, heads, seq, head_dim, int(causal), scale,
                                overlap, pingpong, persistent, stream)
             if status != 0:
                 raise RuntimeError(f"linpipe_attention_bf16 returned cudaError {status}")
@@ -245,6 +255,10 @@ def main(argv):
             error = max(error, (out.float() - reference.float()).abs().max().item())
             packing_rows.append((head_dim, seq, causal, group, min(ours_ms),
                                  median_ms(lambda: ours(fastest, packed_heads=1), rounds=rounds)))
+        if not args.lse:  # the fastest configuration again, storing the LSE
+            fastest = SCHEDULES[ours_ms.index(min(ours_ms))]
+            lse_rows.append((head_dim, seq, causal, group, min(ours_ms),
+                             median_ms(lambda: ours(fastest, store_lse=True), rounds=rounds)))
         flops = 4.0 * batch * heads * seq * seq * head_dim * (0.5 if causal else 1.0)
         best = min(timed, key=timed.get) if timed else None
         rule_ms = ours_ms[SCHEDULES.index(rule(heads, kv_heads, seq, head_dim, int(causal)))]
@@ -292,6 +306,15 @@ def main(argv):
         for head_dim, seq, causal, group, packed_ms, unpacked_ms in packing_rows:
             print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | {group} | {packed_ms:.3f} "
                   f"| {unpacked_ms:.3f} | {unpacked_ms / packed_ms:.3f} |")
+    if lse_rows:
+        print()
+        print("The log-sum-exp: the fastest configuration without it (as timed above, like torch's inference path) "
+              "and storing it")
+        print("| head dim | seq | mask | query heads per K/V head | no LSE ms | LSE stored ms | no LSE / stored |")
+        print("|---:|---:|---|---:|---:|---:|---:|")
+        for head_dim, seq, causal, group, bare_ms, stored_ms in lse_rows:
+            print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | {group} | {bare_ms:.3f} "
+                  f"| {stored_ms:.3f} | {stored_ms / bare_ms:.3f} |")
     if ab_rows:
         print()
         print("A/B: speed after / before (above 1: faster after)")
