@@ -310,7 +310,8 @@ def main(argv):
         print()
         print("The log-sum-exp: the fastest configuration without it (as timed above, like torch's inference path) "
               "and storing it")
-        print("| head dim | seq | mask | query heads per K/V head | no LSE ms | LSE stored ms | no LSE / stored |")
+        print("| head dim | seq | mask | query heads per K/V head | no LSE ms | LSE stored ms "
+              "| stored / no LSE (above 1: the LSE's cost) |")
         print("|---:|---:|---|---:|---:|---:|---:|")
         for head_dim, seq, causal, group, bare_ms, stored_ms in lse_rows:
             print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | {group} | {bare_ms:.3f} "
