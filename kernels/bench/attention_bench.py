@@ -248,17 +248,16 @@ def main(argv):
                                  if schedule in before_schedules else math.inf)
         if before is not None:
             ab_rows.append((head_dim, seq, causal, ours_ms, before_ms))
+        fastest_schedule = SCHEDULES[ours_ms.index(min(ours_ms))]
         if group > 1:  # the fastest configuration again, with packing off
-            fastest = SCHEDULES[ours_ms.index(min(ours_ms))]
             out.zero_()
-            ours(fastest, packed_heads=1)
+            ours(fastest_schedule, packed_heads=1)
             error = max(error, (out.float() - reference.float()).abs().max().item())
             packing_rows.append((head_dim, seq, causal, group, min(ours_ms),
-                                 median_ms(lambda: ours(fastest, packed_heads=1), rounds=rounds)))
+                                 median_ms(lambda: ours(fastest_schedule, packed_heads=1), rounds=rounds)))
         if not args.lse:  # the fastest configuration again, storing the LSE
-            fastest = SCHEDULES[ours_ms.index(min(ours_ms))]
             lse_rows.append((head_dim, seq, causal, group, min(ours_ms),
-                             median_ms(lambda: ours(fastest, store_lse=True), rounds=rounds)))
+                             median_ms(lambda: ours(fastest_schedule, store_lse=True), rounds=rounds)))
         flops = 4.0 * batch * heads * seq * seq * head_dim * (0.5 if causal else 1.0)
         best = min(timed, key=timed.get) if timed else None
         rule_ms = ours_ms[SCHEDULES.index(rule(heads, kv_heads, seq, head_dim, int(causal)))]

@@ -39,9 +39,10 @@ def read_run(path):
                 names = [h[:-len(SUFFIX)] for h in header if h.endswith(SUFFIX) and h != "torch TFLOP/s"]
                 best_col, default_col = header.index("linpipe/torch"), header.index("default (attention_config_for)/torch")
                 continue
-            if names is None or not line.startswith("| ") or line.startswith("|---"):
-                if names is not None and not line.startswith("|"):
-                    names = None  # the table ended
+            if names is None or line.startswith("|---"):
+                continue
+            if not line.startswith("|"):
+                names = None  # the table ended
                 continue
             row = cells(line)
             tflops = [float(x) if x != "-" else math.nan for x in row[4:4 + len(names)]]
