@@ -6,10 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake_bin=$(scripts/setup.sh)
 "$cmake_bin" --preset default >/dev/null
-"$cmake_bin" --build --preset default --target cuda_import_test gpu_pingpong_test \
-  gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test gpu_ptx_wrappers_test gpu_traced_kernels_test \
-  gpu_attention_test gpu_readme_kernel_test gpu_kernel_parts_test gpu_ordered_turns_test gpu_dynamic_schedule_test \
-  gpu_rmsnorm_test gpu_staged_store_test gpu_trace_ring_test gpu_attention_graph_test gpu_early_start_test
+# The GPU tests, built and staged from one list (a test added to one place only went unstaged).
+gpu_tests=(cuda_import_test gpu_pingpong_test gpu_stream_copy_test gpu_hang_detector_test gpu_gemm_test
+  gpu_ptx_wrappers_test gpu_traced_kernels_test gpu_attention_test gpu_readme_kernel_test gpu_kernel_parts_test
+  gpu_ordered_turns_test gpu_dynamic_schedule_test gpu_rmsnorm_test gpu_staged_store_test gpu_trace_ring_test
+  gpu_attention_graph_test gpu_early_start_test)
+"$cmake_bin" --build --preset default --target "${gpu_tests[@]}"
 "$cmake_bin" --preset release >/dev/null
 "$cmake_bin" --build --preset release --target stream_copy_bench handoff_bench gemm_bench gpu_gemm_test \
   linpipe_attention linpipe_rmsnorm gpu_readme_kernel_test gpu_kernel_parts_test gpu_ordered_turns_test \
@@ -17,7 +19,7 @@ cmake_bin=$(scripts/setup.sh)
 # Only .device's own files are replaced: its subfolders (an A/B's before/ builds, a call's
 # own selection) are kept.
 mkdir -p .device && find .device -maxdepth 1 -type f -delete
-cp build/default/tests/gpu/{cuda_import_test,gpu_pingpong_test,gpu_stream_copy_test,gpu_hang_detector_test,gpu_gemm_test,gpu_ptx_wrappers_test,gpu_traced_kernels_test,gpu_attention_test,gpu_readme_kernel_test,gpu_kernel_parts_test,gpu_ordered_turns_test,gpu_dynamic_schedule_test,gpu_rmsnorm_test,gpu_staged_store_test,gpu_trace_ring_test,gpu_attention_graph_test,gpu_early_start_test} .device/
+for t in "${gpu_tests[@]}"; do cp "build/default/tests/gpu/$t" .device/; done
 cp build/release/kernels/{stream_copy_bench,handoff_bench,gemm_bench,liblinpipe_attention.so,liblinpipe_rmsnorm.so} .device/
 # The new parts' tests and README's kernel built without debug checks too.
 for t in gpu_readme_kernel_test gpu_kernel_parts_test gpu_ordered_turns_test gpu_rmsnorm_test; do

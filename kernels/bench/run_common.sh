@@ -2,8 +2,8 @@
 # prints the GPU's name, driver, top SM clock and temperature; `run` runs a
 # command and records a failure in $status without stopping; `run_tests LOGDIR BIN...` runs
 # each GoogleTest binary from $dir, logs it to LOGDIR/BIN.log and prints its verdict and the
-# first failures; `sanitize LOGDIR BIN FILTER` runs synccheck and racecheck on BIN's tests
-# matching FILTER and prints each one's summary.
+# first failures; `sanitize LOGDIR BIN FILTER [SECONDS]` runs synccheck and racecheck on BIN's
+# tests matching FILTER (each tool within SECONDS if given) and prints each one's summary.
 status=0
 # The GPU and its state as a run starts: name, driver, top SM clock, temperature.
 print_gpu() {
@@ -20,9 +20,9 @@ run_tests() {
   done
 }
 sanitize() {
-  local logs=$1 bin=$2 filter=$3 tool
+  local logs=$1 bin=$2 filter=$3 limit=${4:-0} tool  # timeout 0: no limit
   for tool in synccheck racecheck; do
-    run compute-sanitizer --tool $tool --error-exitcode 9 "$dir/$bin" --gtest_filter="$filter" \
+    run timeout "$limit" compute-sanitizer --tool $tool --error-exitcode 9 "$dir/$bin" --gtest_filter="$filter" \
       > "$logs/sanitizer_${bin}_$tool.log" 2>&1
     echo "$tool $bin: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) ' "$logs/sanitizer_${bin}_$tool.log" | tr '\n' ' ')"
   done

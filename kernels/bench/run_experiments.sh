@@ -47,13 +47,9 @@ fi
 timeout "$(cap 110)" python3 "$bench/attention_bench.py" "$main/liblinpipe_attention.so" --quick --head-dims 64 \
   --kv-groups 1 --seqs 512,1024,2048,4096,8192 > "$out/attention_d64.txt" 2>&1
 echo "attention d64 rc=$? at ${SECONDS} s"
-for tool in synccheck racecheck; do
-  [ "$(left)" -lt 10 ] && break
-  timeout "$(cap 40)" compute-sanitizer --tool $tool --error-exitcode 9 "$main/gpu_early_start_test" \
-    > "$out/sanitizers/early_start_$tool.log" 2>&1
-  echo "$tool early start rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) ' \
-    "$out/sanitizers/early_start_$tool.log" | tr '\n' ' ')"
-done
+if [ "$(left)" -gt 20 ]; then
+  dir=$main; sanitize "$out/sanitizers" gpu_early_start_test '*' "$(( $(left) / 2 ))"
+fi
 grep -hE "^\|" "$out/rmsnorm.txt" 2>/dev/null | tail -6
 grep -hE "^\|" "$out/gemm_ab.txt" 2>/dev/null
 for f in "$out"/attention_*.txt; do
