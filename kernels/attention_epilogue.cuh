@@ -6,13 +6,26 @@
 namespace linpipe::kernels {
 namespace {
 
+// The TMA stores of a warpgroup's output boxes, one a box, to (column, task.query0) of plane
+// task.head; cache_policy: none, or one L2 policy for their writes. On the storing thread.
+template <class B, class... CachePolicy>
+__device__ __forceinline__ void store_output_boxes(const CUtensorMap* map_o, const ConsumerTask& task,
+                                                   typename B::QTile& q, CachePolicy... cache_policy) {
+  static_assert(sizeof...(CachePolicy) <= 1, "store_output_boxes takes at most one L2 cache policy");
+#pragma unroll
+  for (int c = 0; c < B::head_dim / box_cols; ++c) {
+    ptx::tma_store_3d(map_o, c * box_cols, task.query0, task.head, output_box(q, task.warpgroup, c).elems,
+                      cache_policy...);
+  }
+}
+
 // O / sum (bf16) for the warpgroup's 64 rows, written into its staging boxes (64 columns each,
 // over its rows of the block's Q tile `q`: output_box; every S of the warpgroup has retired),
 // then stored by one TMA store a box at (column, task.query0) of plane task.head (the map's
 // box: the warpgroup's rows of each of its heads, head by head); the map drops rows past the
-// sequence. One begin() and one store() a query block: two warpgroup barriers. Then the
-// log-sum-exp (natural log) of each of the thread's rows inside the sequence. Inlined: a call
-// would pass O through local memory.
+// sequence (evict-first in L2 where B::q_o_evict_first). One begin() and one store() a query
+// block: two warpgroup barriers. Then the log-sum-exp (natural log) of each of the thread's rows
+// inside the sequence. Inlined: a call would pass O through local memory.
 template <class B>
 __device__ __forceinline__ void store_rows(const float (&o)[B::head_dim / 2], const RowStats& stats,
                                            const AccumulatorPlace& f, const ConsumerTask& task,
@@ -32,9 +45,10 @@ __device__ __forceinline__ void store_rows(const float (&o)[B::head_dim / 2], co
     writer.write(output_box(q, task.warpgroup, c), o, c * (box_cols / 8), inverse);
   }
   staged.store([&] {
-#pragma unroll
-    for (int c = 0; c < B::head_dim / box_cols; ++c) {
-      ptx::tma_store_3d(map_o, c * box_cols, task.query0, task.head, output_box(q, task.warpgroup, c).elems);
+    if constexpr (B::q_o_evict_first) {
+      store_output_boxes<B>(map_o, task, q, ptx::createpolicy_evict_first());
+    } else {
+      store_output_boxes<B>(map_o, task, q);
     }
   });
   if (lse == nullptr || threadIdx.x % 4 != 0) return;

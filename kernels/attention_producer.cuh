@@ -8,14 +8,16 @@ namespace {
 // Loads one tile box by box onto the stage's full barrier, which expects the whole tile: rows
 // `row` .. row + 127 of plane `head` for K and V, or rows_per_head(block_q) rows from `row` of each
 // of the packed heads from plane `head` for Q (the map's box says which). Rows past the
-// sequence come as zeros.
-template <class TileT, class Stage>
-__device__ void load_tile(TileT& tile, const CUtensorMap* map, int row, int head, const Stage& stage) {
+// sequence come as zeros. cache_policy: none, or one L2 policy for every box's reads.
+template <class TileT, class Stage, class... CachePolicy>
+__device__ void load_tile(TileT& tile, const CUtensorMap* map, int row, int head, const Stage& stage,
+                          CachePolicy... cache_policy) {
+  static_assert(sizeof...(CachePolicy) <= 1, "load_tile takes at most one L2 cache policy");
   const auto full = stage.mbar();
   full.arrive_expect_tx(sizeof(TileT));
 #pragma unroll
   for (int b = 0; b < TileT::boxes; ++b)
-    ptx::tma_load_3d(tile.box[b], map, b * box_cols, row, head, full.address());
+    ptx::tma_load_3d(tile.box[b], map, b * box_cols, row, head, full.address(), cache_policy...);
 }
 
 // One lane, for each of the CTA's query blocks (`items`: its walk of the schedule): Q once,
@@ -30,7 +32,11 @@ __device__ void produce(typename B::QPipeline& q_pipe, KvPipeline& k_pipe, KvPip
   for (const WorkItem item : items) {
     const QueryBlock block(item, packing, B::block_q, seq, causal);
     auto q = q_pipe.acquire_producer();
-    load_tile(shared.q[q], map_q, block.query0, block.q_plane, q);
+    if constexpr (B::q_o_evict_first) {
+      load_tile(shared.q[q], map_q, block.query0, block.q_plane, q, ptx::createpolicy_evict_first());
+    } else {
+      load_tile(shared.q[q], map_q, block.query0, block.q_plane, q);
+    }
     q.release();
     for (int j = 0; j < block.tiles; ++j) {
       auto k = k_pipe.acquire_producer();

@@ -58,6 +58,26 @@ LINPIPE_DEVICE inline void tma_load_3d(void* dst_shared, const void* tensor_map,
 #endif
 }
 
+// cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint
+//     [dst], [tensor_map, {c0, c1, c2}], [bar], policy;
+// PTX ISA 8.0, SM_90. As tma_load_3d, with an L2 policy for the reads (createpolicy_*: e.g.
+// evict-first for a tile read once, so it does not push reused tiles out of L2).
+[[clang::annotate("linpipe::async_proxy_write")]]
+LINPIPE_DEVICE inline void tma_load_3d(void* dst_shared, const void* tensor_map, std::int32_t c0,
+                                       std::int32_t c1, std::int32_t c2, std::uint64_t* bar,
+                                       std::uint64_t cache_policy) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".L2::cache_hint [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(shared_address(dst_shared)),
+      "l"(reinterpret_cast<std::uint64_t>(tensor_map)), "r"(c0), "r"(c1), "r"(c2),
+      "r"(shared_address(bar)), "l"(cache_policy)
+      : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_tensor_is_not_supported_before_SM_90();
+#endif
+}
+
 // cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
 //     [dst], [tensor_map, {c0, c1}], [bar], cta_mask;
 // PTX ISA 8.0, SM_90. As tma_load_2d, but the box lands at the same shared offset (dst, bar) in
@@ -109,6 +129,25 @@ LINPIPE_DEVICE inline void tma_store_3d(const void* tensor_map, std::int32_t c0,
       "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];"
       ::"l"(reinterpret_cast<std::uint64_t>(tensor_map)), "r"(c0), "r"(c1), "r"(c2),
       "r"(shared_address(src_shared))
+      : "memory");
+#else
+  linpipe_ptx_cp_async_bulk_tensor_is_not_supported_before_SM_90();
+#endif
+}
+
+// cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group.L2::cache_hint
+//     [tensor_map, {c0, c1, c2}], [src], policy;
+// PTX ISA 8.0, SM_90. As tma_store_3d, with an L2 policy for the writes (e.g. evict-first for
+// output no later kernel reads soon).
+[[clang::annotate("linpipe::async_proxy_read")]]
+LINPIPE_DEVICE inline void tma_store_3d(const void* tensor_map, std::int32_t c0, std::int32_t c1,
+                                        std::int32_t c2, const void* src_shared,
+                                        std::uint64_t cache_policy) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group.L2::cache_hint"
+      " [%0, {%1, %2, %3}], [%4], %5;" ::"l"(reinterpret_cast<std::uint64_t>(tensor_map)),
+      "r"(c0), "r"(c1), "r"(c2), "r"(shared_address(src_shared)), "l"(cache_policy)
       : "memory");
 #else
   linpipe_ptx_cp_async_bulk_tensor_is_not_supported_before_SM_90();

@@ -413,16 +413,21 @@ TEST(TensorMap, EncodedMapLoadsTheBoxItDescribes) {
   EXPECT_EQ(wrong, 0) << "elements of the box differ from the tensor at (" << col0 << ", " << row0 << ")";
 }
 
-// One TMA load of the box at (col0, row0, plane) through a 3-D map, copied out.
+// One TMA load of the box at (col0, row0, plane) through a 3-D map, copied out; with
+// evict_first, through the form with an L2 policy (evict-first).
 __global__ void load_box_3d(const __grid_constant__ CUtensorMap map, int col0, int row0, int plane,
-                            std::uint16_t* out, std::uint32_t* timed_out) {
+                            std::uint16_t* out, std::uint32_t* timed_out, bool evict_first) {
   __shared__ __align__(128) std::uint16_t box[box_rows * box_cols];
   __shared__ std::uint64_t bar;
   if (threadIdx.x == 0) {
     ptx::mbarrier_init(&bar, 1);
     ptx::fence_mbarrier_init();
     (void)ptx::mbarrier_arrive_expect_tx(&bar, sizeof(box));
-    ptx::tma_load_3d(box, &map, col0, row0, plane, &bar);
+    if (evict_first) {
+      ptx::tma_load_3d(box, &map, col0, row0, plane, &bar, ptx::createpolicy_evict_first());
+    } else {
+      ptx::tma_load_3d(box, &map, col0, row0, plane, &bar);
+    }
     if (!wait_parity(&bar, 0)) atomicAdd(timed_out, 1u);
   }
   __syncthreads();
@@ -433,7 +438,8 @@ __global__ void load_box_3d(const __grid_constant__ CUtensorMap map, int col0, i
 // whose box is rows_of_box rows of each of planes_of_box planes, at (col0, row0, plane): the
 // box as it landed in shared memory, or nothing (with a failure) if the load never completed.
 std::vector<std::uint16_t> load_3d(const std::vector<std::uint16_t>& input, int planes, int rows,
-                                   int rows_of_box, int planes_of_box, int col0, int row0, int plane) {
+                                   int rows_of_box, int planes_of_box, int col0, int row0, int plane,
+                                   bool evict_first = false) {
   std::uint16_t *tensor = nullptr, *out = nullptr;
   std::uint32_t* timed_out = nullptr;
   CUtensorMap map;
@@ -449,7 +455,7 @@ std::vector<std::uint16_t> load_3d(const std::vector<std::uint16_t>& input, int 
   EXPECT_TRUE(ready) << "could not set up the load";
   std::vector<std::uint16_t> box;
   if (ready) {
-    load_box_3d<<<1, 128>>>(map, col0, row0, plane, out, timed_out);
+    load_box_3d<<<1, 128>>>(map, col0, row0, plane, out, timed_out, evict_first);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const auto waits = to_host(timed_out, 1);
@@ -461,15 +467,24 @@ std::vector<std::uint16_t> load_3d(const std::vector<std::uint16_t>& input, int 
   return box;
 }
 
+// The 3-D loads and stores, each through its plain form and its form with an evict-first L2
+// policy (attention's Q loads and O stores): the hint changes where lines sit in L2, never
+// what lands.
+class TensorMapPolicy : public testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(PlainAndEvictFirst, TensorMapPolicy, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) {
+                           return info.param ? "EvictFirst" : "NoPolicy";
+                         });
+
 // A box that runs past the last row of a plane brings zeros for the missing rows, not the next
 // plane's first rows (what lets a kernel tile each head of batch x heads x seq on its own).
-TEST(TensorMap, A3dBoxStopsAtTheEndOfItsPlane) {
+TEST_P(TensorMapPolicy, A3dBoxStopsAtTheEndOfItsPlane) {
   LINPIPE_REQUIRE_GPU();
   constexpr int planes = 3, rows = 20;  // a box of 16 rows at row 8 runs 4 rows past the plane
   std::vector<std::uint16_t> input(planes * rows * map_cols);
   std::iota(input.begin(), input.end(), std::uint16_t{1});
   constexpr int col0 = 32, row0 = 8, plane = 1;
-  const auto box = load_3d(input, planes, rows, box_rows, 1, col0, row0, plane);
+  const auto box = load_3d(input, planes, rows, box_rows, 1, col0, row0, plane, GetParam());
   ASSERT_EQ(box.size(), static_cast<std::size_t>(box_rows * box_cols));
   int wrong = 0, leaked = 0;
   for (int r = 0; r < box_rows; ++r) {
@@ -547,15 +562,21 @@ TEST(TensorMap, TmaStoreWritesExactlyTheBoxItDescribes) {
   EXPECT_EQ(touched_outside, 0) << "elements outside the box were written";
 }
 
-// One TMA store of a box (values 1..N) to (col0, row0) of plane `plane` of a 3-D map.
-__global__ void store_box_3d(const __grid_constant__ CUtensorMap map, int col0, int row0, int plane) {
+// One TMA store of a box (values 1..N) to (col0, row0) of plane `plane` of a 3-D map; with
+// evict_first, through the form with an L2 policy (evict-first).
+__global__ void store_box_3d(const __grid_constant__ CUtensorMap map, int col0, int row0, int plane,
+                             bool evict_first = false) {
   __shared__ __align__(128) std::uint16_t box[box_rows * box_cols];
   for (int i = threadIdx.x; i < box_rows * box_cols; i += blockDim.x)
     box[i] = static_cast<std::uint16_t>(i + 1);
   ptx::fence_proxy_async_shared_cta();
   __syncthreads();
   if (threadIdx.x == 0) {
-    ptx::tma_store_3d(&map, col0, row0, plane, box);
+    if (evict_first) {
+      ptx::tma_store_3d(&map, col0, row0, plane, box, ptx::createpolicy_evict_first());
+    } else {
+      ptx::tma_store_3d(&map, col0, row0, plane, box);
+    }
     ptx::cp_async_bulk_commit_group();
     ptx::cp_async_bulk_wait_group<0>();
   }
@@ -564,7 +585,7 @@ __global__ void store_box_3d(const __grid_constant__ CUtensorMap map, int col0, 
 // A stored box that runs past the last row of its plane writes the rows inside the plane only:
 // the next plane's first rows keep their values (what lets attention store a ragged last query
 // block of one head without masking).
-TEST(TensorMap, A3dStoreStopsAtTheEndOfItsPlane) {
+TEST_P(TensorMapPolicy, A3dStoreStopsAtTheEndOfItsPlane) {
   LINPIPE_REQUIRE_GPU();
   constexpr int planes = 3, rows = 20;  // a box of 16 rows at row 8 runs 4 rows past the plane
   const std::size_t elements = static_cast<std::size_t>(planes) * rows * map_cols;
@@ -574,7 +595,7 @@ TEST(TensorMap, A3dStoreStopsAtTheEndOfItsPlane) {
   CUtensorMap map;
   LINPIPE_CUDA_OK(row_major_box_map_3d(&map, tensor, planes, rows));
   constexpr int col0 = 32, row0 = 8, plane = 1;
-  store_box_3d<<<1, 128>>>(map, col0, row0, plane);
+  store_box_3d<<<1, 128>>>(map, col0, row0, plane, GetParam());
   LINPIPE_CUDA_OK(cudaGetLastError());
   LINPIPE_CUDA_OK(cudaDeviceSynchronize());
   const auto got = to_host(tensor, elements);
