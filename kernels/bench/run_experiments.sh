@@ -48,7 +48,8 @@ timeout "$(cap 110)" python3 "$bench/attention_bench.py" "$main/liblinpipe_atten
   --kv-groups 1 --seqs 512,1024,2048,4096,8192 > "$out/attention_d64.txt" 2>&1
 echo "attention d64 rc=$? at ${SECONDS} s"
 if [ "$(left)" -gt 20 ]; then
-  dir=$main; sanitize "$out/sanitizers" gpu_early_start_test '*' "$(( $(left) / 2 ))"
+  # The sanitizers run one kernel at a time: the case that times an early start cannot hold there.
+  dir=$main; sanitize "$out/sanitizers" gpu_early_start_test '*:-*BeginsWhileThePreviousKernelRuns' "$(( $(left) / 2 ))"
 fi
 grep -hE "^\|" "$out/rmsnorm.txt" 2>/dev/null | tail -6
 grep -hE "^\|" "$out/gemm_ab.txt" 2>/dev/null

@@ -108,11 +108,19 @@ void expect_plus_two(const std::vector<std::uint32_t>& c) {
   }
 }
 
-TEST(EarlyStart, BeginsWhileThePreviousKernelRunsAndSeesAllItWrote) {
+TEST(EarlyStart, SeesAllThePreviousKernelWrote) {
   LINPIPE_REQUIRE_GPU();
   TwoLaunches run;
   ASSERT_NO_FATAL_FAILURE(run_two(true, run));
   expect_plus_two(run.c);
+}
+
+// Timing only, so kept apart from the data check above: compute-sanitizer runs one kernel at a
+// time, where no launch can begin early, and its runs leave this case out (run_experiments.sh).
+TEST(EarlyStart, BeginsWhileThePreviousKernelRuns) {
+  LINPIPE_REQUIRE_GPU();
+  TwoLaunches run;
+  ASSERT_NO_FATAL_FAILURE(run_two(true, run));
   EXPECT_LT(run.second_began(), run.first_ended())
       << "the early-started kernel began only after the one before it ended";
 }
