@@ -5,8 +5,8 @@
 // median and range over interleaved rounds of batched launches (the anchors and each linpipe
 // variant alike), in TFLOP/s, for both variants (one CTA a tile; 2-CTA clusters sharing B
 // through TMA multicast), with the GPU's SM clock, power and temperature before and after.
-// Usage: gemm_bench [--quick] [--shape MxNxK] [--trace FILE [--trace-roles all|producer|consumers]]
-//   --quick: fewer timed rounds. --trace FILE: instead of the comparison, one traced launch at
+// Usage: gemm_bench [--quick | --once] [--shape MxNxK] [--trace FILE [--trace-roles all|producer|consumers]]
+//   --quick: fewer timed rounds. --once: each contender once per shape, unchecked, untimed (for ncu). --trace FILE: instead of the comparison, one traced launch at
 //   the shape (default 4096^3; its first 2 CTAs) written to FILE as trace-event JSON, with the
 //   summary, the traced result checked against the untraced one, and the cost of tracing.
 //   --trace-roles: which traced warps record (GemmTraceRoles; default all), to tell one
@@ -126,16 +126,54 @@ int trace_mode(const char* path, Shape s, GemmTraceRoles roles) {
   return cmp.relative_error == 0.0 && cmp.non_finite == 0 ? 0 : 1;
 }
 
+// --once: every contender once per shape, unchecked and untimed, for a profiler (ncu names the
+// kernels cuBLAS and cuBLASLt run per shape, with their grid and cluster shape): cuBLAS,
+// linpipe's 1-CTA and 2-CTA kernels, each algorithm of cuBLASLt's heuristic, then its pick.
+int once_mode(const std::vector<Shape>& shapes) {
+  cublasHandle_t handle;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  cublasLtHandle_t lt_handle;
+  CUBLAS_CHECK(cublasLtCreate(&lt_handle));
+  constexpr std::size_t lt_workspace_bytes = 32u << 20;
+  void* lt_workspace;
+  BENCH_CHECK(cudaMalloc(&lt_workspace, lt_workspace_bytes));
+  for (const Shape& s : shapes) {
+    void *a, *b, *c;
+    BENCH_CHECK(cudaMalloc(&a, std::size_t(s.m) * s.k * 2));
+    BENCH_CHECK(cudaMalloc(&b, std::size_t(s.n) * s.k * 2));
+    BENCH_CHECK(cudaMalloc(&c, std::size_t(s.m) * s.n * 2));
+    BENCH_CHECK(fill_random_bf16(a, std::size_t(s.m) * s.k, 21));
+    BENCH_CHECK(fill_random_bf16(b, std::size_t(s.n) * s.k, 22));
+    CUBLAS_CHECK(cublas_gemm(handle, a, b, c, s));
+    for (const GemmConfig config : {GemmConfig{1}, GemmConfig{2}}) {
+      BENCH_CHECK(gemm_bf16(a, b, c, s.m, s.n, s.k, config));
+    }
+    const linpipe::bench::CublasLtAnchor lt(lt_handle, a, b, c, s.m, s.n, s.k, lt_workspace, lt_workspace_bytes,
+                                            8, 1, 1);
+    if (lt.ok()) BENCH_CHECK(lt.run());
+    BENCH_CHECK(cudaDeviceSynchronize());
+    std::printf("once %dx%dx%d: cuBLAS, linpipe 1-CTA and 2-CTA, cuBLASLt's %d algorithms, its pick\n", s.m,
+                s.n, s.k, lt.tried());
+    for (void* p : {a, b, c}) BENCH_CHECK(cudaFree(p));
+  }
+  BENCH_CHECK(cudaFree(lt_workspace));
+  CUBLAS_CHECK(cublasLtDestroy(lt_handle));
+  CUBLAS_CHECK(cublasDestroy(handle));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, once = false;
   Shape only{0, 0, 0};  // --shape MxNxK: that shape alone (after the tiny check shape), e.g. for ncu
   const char* trace_path = nullptr;
   GemmTraceRoles trace_roles = GemmTraceRoles::all;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) {
       quick = true;
+    } else if (!std::strcmp(argv[i], "--once")) {
+      once = true;
     } else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) {
       trace_path = argv[++i];
     } else if (!std::strcmp(argv[i], "--trace-roles") && i + 1 < argc &&
@@ -150,7 +188,7 @@ int main(int argc, char** argv) {
                std::sscanf(argv[++i], "%dx%dx%d", &only.m, &only.n, &only.k) == 3) {
     } else {
       std::fprintf(stderr,
-                   "usage: gemm_bench [--quick] [--shape MxNxK] [--trace FILE [--trace-roles "
+                   "usage: gemm_bench [--quick | --once] [--shape MxNxK] [--trace FILE [--trace-roles "
                    "all|producer|consumers]]\n");
       return 2;
     }
@@ -161,6 +199,7 @@ int main(int argc, char** argv) {
                                {8192, 8192, 8192}, {8192, 4096, 2048}, {2048, 8192, 8192},
                                {4096, 4096, 1024}, {16384, 1024, 4096}};
   if (only.m > 0) shapes = {shapes.front(), only};
+  if (once) return once_mode({shapes.begin() + 1, shapes.end()});  // the tiny shape is for checks
   // The last: the default launched early (programmatic dependent launch), checked like the rest.
   const GemmConfig variants[5] = {{1}, {2}, {1, 16, true}, {2, 16, true}, {1, 16, false, true}};
   cudaDeviceProp prop{};

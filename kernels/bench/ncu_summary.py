@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """One line per profiled kernel from `ncu --csv --page raw` output: what limits it.
 
-  ncu_summary.py NCU_CSV [--kernels REGEX]
+  ncu_summary.py NCU_CSV [--kernels REGEX] [--name-width 70]
 
-Prints duration, grid size, tensor pipe activity, DRAM throughput (of peak, and read and write
+Prints duration, grid size, cluster shape (where ncu's LaunchStats gave it), tensor pipe activity, DRAM throughput (of peak, and read and write
 GB/s), L2 hit rate, issue-slot use and the three largest warp stall reasons (stalled warps per
 issued instruction) of each kernel whose name matches REGEX (default: every kernel that ran
-longer than 50 us). A metric ncu did not collect shows as '-'.
+longer than 50 us), its name cut to --name-width characters (cuBLAS's names carry the tile and
+cluster shape far in). A metric ncu did not collect shows as '-'.
 """
 import argparse
 import csv
@@ -28,6 +29,7 @@ COLUMNS = [
 TO_MS = {"ns": 1e-6, "nsecond": 1e-6, "us": 1e-3, "usecond": 1e-3, "ms": 1.0, "msecond": 1.0}
 TO_GB_PER_S = {"byte/second": 1e-9, "Kbyte/second": 1e-6, "Mbyte/second": 1e-3, "Gbyte/second": 1.0,
                "Tbyte/second": 1e3}
+CLUSTER_DIMS = ("launch__cluster_dim_x", "launch__cluster_dim_y", "launch__cluster_dim_z")
 STALL = re.compile(r"smsp__average_warps?_issue_stalled_(\w+?)_per_issue_active\.ratio$")
 
 
@@ -62,18 +64,25 @@ def value_of(row, units, metric):
     return value
 
 
+def cluster_of(row):
+    """The launch's cluster shape, e.g. 2x1x1 ('-' where ncu did not report it)."""
+    dims = [number(row.get(metric, "")) for metric in CLUSTER_DIMS]
+    return "-" if None in dims else "x".join(str(int(d)) for d in dims)
+
+
 def main(argv):
     parser = argparse.ArgumentParser()
     parser.add_argument("csv")
     parser.add_argument("--kernels", default=None)
+    parser.add_argument("--name-width", type=int, default=70)
     args = parser.parse_args(argv)
     rows, units = rows_of(args.csv)
     if not rows:
         print(f"ncu_summary: no CSV rows in {args.csv} (did ncu run, and read the counters?)")
         return 1
     pick = re.compile(args.kernels) if args.kernels else None
-    print("| kernel | " + " | ".join(name for name, _ in COLUMNS) + " | top stalls (warps per issue) |")
-    print("|---|" + "---:|" * len(COLUMNS) + "---|")
+    print("| kernel | cluster | " + " | ".join(name for name, _ in COLUMNS) + " | top stalls (warps per issue) |")
+    print("|---|---|" + "---:|" * len(COLUMNS) + "---|")
     for row in rows:
         name = row.get("Kernel Name", "?")
         duration = value_of(row, units, DURATION)
@@ -88,8 +97,8 @@ def main(argv):
         stalls = sorted(((number(v) or 0.0, STALL.match(k).group(1)) for k, v in row.items() if STALL.match(k)),
                         reverse=True)[:3]
         short = name[:name.rfind("(")] if name.endswith(")") else name  # without the parameters
-        short = short.removeprefix("void ").replace("(anonymous namespace)::", "")[:70]
-        print(f"| {short} | " + " | ".join(cells) + " | "
+        short = short.removeprefix("void ").replace("(anonymous namespace)::", "")[:args.name_width]
+        print(f"| {short} | {cluster_of(row)} | " + " | ".join(cells) + " | "
               + ", ".join(f"{reason} {value:.2f}" for value, reason in stalls) + " |")
     return 0
 
