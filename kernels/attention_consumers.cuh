@@ -52,21 +52,31 @@ __device__ __forceinline__ void score_step(KvPipeline& k_pipe, SharedMemory<B>& 
   k.release();
 }
 
-// O += P V for the next V tile on its own: P and the rescaled O are written before the fence,
+// O += P V for the next V tile on its own, or for its first 64 keys where `half` (the rows'
+// last tile: ConsumerTask::last_tile_half): P and the rescaled O are written before the fence,
 // one wgmma group issued in this warpgroup's turn and waited for, then the V stage released.
 // Both schedules end with it.
 template <class B, bool PingPong>
 __device__ __forceinline__ void pv_step(KvPipeline& v_pipe, SharedMemory<B>& shared,
                                         float (&o)[B::head_dim / 2], std::uint32_t (&p)[32],
-                                        IssueTurns<B, PingPong>& turns) {
+                                        IssueTurns<B, PingPong>& turns, bool half) {
   auto v = v_pipe.acquire_consumer();
   const std::uint64_t v_desc = v_descriptor(shared.v[v]);
   ptx::wgmma_fence_operands(o);
   ptx::wgmma_fence_operands(p);
   turns.wait();
-  ptx::wgmma_fence();
-  accumulate_pv<B::head_dim>(o, p, v_desc);
-  ptx::wgmma_commit_group();
+  // Each form from its own fence to its commit: ptxas serialises every wgmma of the kernel
+  // where a branch divides a batch (C7520). (S = Q K^T halved the same way ran out of
+  // registers for the wgmma pipeline, C7511, so S stays whole.)
+  if (half) {
+    ptx::wgmma_fence();
+    accumulate_pv<B::head_dim, block_kv / 2>(o, p, v_desc);
+    ptx::wgmma_commit_group();
+  } else {
+    ptx::wgmma_fence();
+    accumulate_pv<B::head_dim>(o, p, v_desc);
+    ptx::wgmma_commit_group();
+  }
   turns.pass();
   ptx::wgmma_wait_group<0>();
   ptx::wgmma_fence_operands(o);  // O is read after the wait
@@ -86,6 +96,7 @@ __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, 
   for (float& x : o) x = 0.0f;
   RowStats stats;
   IssueTurns<B, PingPong> turns(task.warpgroup, 2 * task.tiles);
+  const bool last_half = task.last_tile_half();
   // The softmax of tile j's S, then O += P V.
   const auto softmax_and_pv = [&](float (&s)[64], int j) __attribute__((always_inline)) {
     std::uint32_t p[32];
@@ -93,7 +104,7 @@ __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, 
     softmax_tile<Lazy>(s, rescale, stats, f, task, j * block_kv);
     pack_p(s, p);
     rescale_rows(o, rescale);
-    pv_step<B>(v_pipe, shared, o, p, turns);
+    pv_step<B>(v_pipe, shared, o, p, turns, last_half && j + 1 == task.tiles);
   };
 
   auto q = q_pipe.acquire_consumer();
@@ -170,7 +181,7 @@ __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe
     pack_p(s, p);
     rescale_rows(o, rescale);
   }
-  pv_step<B>(v_pipe, shared, o, p, turns);  // the last tile's P V
+  pv_step<B>(v_pipe, shared, o, p, turns, task.last_tile_half());  // the last tile's P V
   store_rows<B>(o, stats, f, task, q_tile, map_o, lse);
 }
 

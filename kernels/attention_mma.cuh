@@ -31,12 +31,14 @@ __device__ __forceinline__ std::uint64_t v_descriptor(const KvTile& v) {
   return d;
 }
 
-// O (64 x HeadDim) += P (64 x 128) V (128 x HeadDim), one wgmma group's worth.
-template <int HeadDim>
+// O (64 x HeadDim) += P (64 x Keys) V (Keys x HeadDim), one wgmma group's worth: the tile's
+// first Keys keys (all 128, or the first half where the warpgroup's rows see none past it).
+template <int HeadDim, int Keys = block_kv>
 __device__ __forceinline__ void accumulate_pv(float (&o)[HeadDim / 2], const std::uint32_t (&p)[32],
                                               std::uint64_t v) {
+  static_assert(Keys == block_kv || Keys == block_kv / 2, "a whole K/V tile or its first half");
 #pragma unroll
-  for (int c = 0; c < block_kv / 16; ++c) {
+  for (int c = 0; c < Keys / 16; ++c) {
     const std::uint32_t a[4] = {p[4 * c], p[4 * c + 1], p[4 * c + 2], p[4 * c + 3]};
     // k16 chunk c: keys 16c.., 16 rows of 128 bytes (2048 bytes, 128 in descriptor units) on.
     const std::uint64_t b = v + static_cast<std::uint64_t>(c * (16 * 128 >> 4));

@@ -53,6 +53,16 @@ struct ConsumerTask {
         causal(causal),
         scale_log2(scale_log2),
         warpgroup(warpgroup) {}
+
+  // Whether the warpgroup's rows see no key in the second half of their last K/V tile (past
+  // the sequence's end, or after every row's query when causal), so that tile's O += P V can
+  // stop at its first 64 keys (P is 0 past them): on the diagonal, the first 64 rows of a
+  // query block aligned to the tiles, so a causal block's diagonal tile costs an eighth less.
+  __device__ bool last_tile_half() const {
+    const int last_query = query0 + rows_per_head - 1;
+    const int keys_seen = causal && last_query + 1 < seq ? last_query + 1 : seq;
+    return keys_seen <= (tiles - 1) * block_kv + block_kv / 2;
+  }
 };
 
 // The query of the thread's row half h (row row0 + 8h of the warpgroup's 64), and the plane
