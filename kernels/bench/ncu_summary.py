@@ -65,9 +65,12 @@ def value_of(row, units, metric):
 
 
 def cluster_of(row):
-    """The launch's cluster shape, e.g. 2x1x1 ('-' where ncu did not report it)."""
+    """The launch's cluster shape, e.g. 2x1x1; 'none' for a launch without clusters (ncu gives
+    0x0x0), '-' where ncu did not report it."""
     dims = [number(row.get(metric, "")) for metric in CLUSTER_DIMS]
-    return "-" if None in dims else "x".join(str(int(d)) for d in dims)
+    if None in dims:
+        return "-"
+    return "none" if dims == [0, 0, 0] else "x".join(str(int(d)) for d in dims)
 
 
 def main(argv):

@@ -4,7 +4,7 @@
 # contender once: cuBLAS, linpipe 1-CTA and 2-CTA, each algorithm cuBLASLt's heuristic offers,
 # then its pick), launch statistics and duration at ncu's base clocks, one table per shape with
 # each kernel's grid and cluster shape. CSVs under OUT.
-# Usage: run_anchor_kernels.sh DIR OUT   (DIR: gemm_bench and ncu_summary.py)
+# Usage: run_anchor_kernels.sh DIR OUT   (DIR: gemm_bench; ncu_summary.py is read from beside this script)
 #   GEMM_SHAPES: the shapes (default: gemm_bench's seven timed shapes)
 set -uo pipefail
 dir=$1 out=$2
@@ -17,7 +17,7 @@ for shape in $shapes; do
     || { echo "ncu failed at $shape: $(tail -2 "$out/anchor_kernels_$shape.err")"; status=1; continue; }
   echo "### $shape"
   # Every GEMM kernel: the inputs' fill kernels left out.
-  python3 "$dir/ncu_summary.py" "$out/anchor_kernels_$shape.csv" --kernels '^(?!.*fill_kernel)' --name-width 110 \
+  python3 "$(dirname "$0")/ncu_summary.py" "$out/anchor_kernels_$shape.csv" --kernels '^(?!.*fill_kernel)' --name-width 110 \
     | cut -d'|' -f1-5
 done
 exit $status
