@@ -63,6 +63,27 @@ cublasStatus_t cublas_gemm(cublasHandle_t handle, const void* a, const void* b, 
                       CUBLAS_GEMM_DEFAULT);
 }
 
+// The anchors' library state, shared by every shape: cuBLAS's and cuBLASLt's handles and the
+// workspace cuBLASLt's algorithms may use.
+struct AnchorLibraries {
+  static constexpr std::size_t lt_workspace_bytes = 32u << 20;
+  cublasHandle_t handle;
+  cublasLtHandle_t lt_handle;
+  void* lt_workspace;
+  AnchorLibraries() {
+    CUBLAS_CHECK(cublasCreate(&handle));
+    CUBLAS_CHECK(cublasLtCreate(&lt_handle));
+    BENCH_CHECK(cudaMalloc(&lt_workspace, lt_workspace_bytes));
+  }
+  ~AnchorLibraries() {
+    cudaFree(lt_workspace);
+    cublasLtDestroy(lt_handle);
+    cublasDestroy(handle);
+  }
+  AnchorLibraries(const AnchorLibraries&) = delete;
+  AnchorLibraries& operator=(const AnchorLibraries&) = delete;
+};
+
 // --trace-roles' arguments, and how the cost line names each role set.
 struct TraceRolesName {
   const char* argument;
@@ -130,13 +151,7 @@ int trace_mode(const char* path, Shape s, GemmTraceRoles roles) {
 // kernels cuBLAS and cuBLASLt run per shape, with their grid and cluster shape): cuBLAS,
 // linpipe's 1-CTA and 2-CTA kernels, each algorithm of cuBLASLt's heuristic, then its pick.
 int once_mode(const std::vector<Shape>& shapes) {
-  cublasHandle_t handle;
-  CUBLAS_CHECK(cublasCreate(&handle));
-  cublasLtHandle_t lt_handle;
-  CUBLAS_CHECK(cublasLtCreate(&lt_handle));
-  constexpr std::size_t lt_workspace_bytes = 32u << 20;
-  void* lt_workspace;
-  BENCH_CHECK(cudaMalloc(&lt_workspace, lt_workspace_bytes));
+  const AnchorLibraries libraries;
   for (const Shape& s : shapes) {
     void *a, *b, *c;
     BENCH_CHECK(cudaMalloc(&a, std::size_t(s.m) * s.k * 2));
@@ -144,21 +159,18 @@ int once_mode(const std::vector<Shape>& shapes) {
     BENCH_CHECK(cudaMalloc(&c, std::size_t(s.m) * s.n * 2));
     BENCH_CHECK(fill_random_bf16(a, std::size_t(s.m) * s.k, 21));
     BENCH_CHECK(fill_random_bf16(b, std::size_t(s.n) * s.k, 22));
-    CUBLAS_CHECK(cublas_gemm(handle, a, b, c, s));
+    CUBLAS_CHECK(cublas_gemm(libraries.handle, a, b, c, s));
     for (const GemmConfig config : {GemmConfig{1}, GemmConfig{2}}) {
       BENCH_CHECK(gemm_bf16(a, b, c, s.m, s.n, s.k, config));
     }
-    const linpipe::bench::CublasLtAnchor lt(lt_handle, a, b, c, s.m, s.n, s.k, lt_workspace, lt_workspace_bytes,
-                                            8, 1, 1);
+    const linpipe::bench::CublasLtAnchor lt(libraries.lt_handle, a, b, c, s.m, s.n, s.k, libraries.lt_workspace,
+                                            AnchorLibraries::lt_workspace_bytes, 8, 1, 1);
     if (lt.ok()) BENCH_CHECK(lt.run());
     BENCH_CHECK(cudaDeviceSynchronize());
     std::printf("once %dx%dx%d: cuBLAS, linpipe 1-CTA and 2-CTA, cuBLASLt's %d algorithms, its pick\n", s.m,
                 s.n, s.k, lt.tried());
     for (void* p : {a, b, c}) BENCH_CHECK(cudaFree(p));
   }
-  BENCH_CHECK(cudaFree(lt_workspace));
-  CUBLAS_CHECK(cublasLtDestroy(lt_handle));
-  CUBLAS_CHECK(cublasDestroy(handle));
   return 0;
 }
 
@@ -222,13 +234,8 @@ int main(int argc, char** argv) {
   BENCH_CHECK(cudaMalloc(&b, max_b * 2));
   BENCH_CHECK(cudaMalloc(&c, max_c * 2));
   BENCH_CHECK(cudaMalloc(&ref, max_c * 2));
-  cublasHandle_t handle;
-  CUBLAS_CHECK(cublasCreate(&handle));
-  cublasLtHandle_t lt_handle;
-  CUBLAS_CHECK(cublasLtCreate(&lt_handle));
-  constexpr std::size_t lt_workspace_bytes = 32u << 20;
-  void* lt_workspace;
-  BENCH_CHECK(cudaMalloc(&lt_workspace, lt_workspace_bytes));
+  const AnchorLibraries libraries;
+  cublasHandle_t handle = libraries.handle;
 
   struct Row {
     Shape s;
@@ -281,8 +288,9 @@ int main(int argc, char** argv) {
 
     // cuBLASLt: its heuristic's algorithms timed, the fastest checked against cuBLAS.
     const double flops = 2.0 * s.m * s.n * double(s.k);
-    const linpipe::bench::CublasLtAnchor lt(lt_handle, a, b, c, s.m, s.n, s.k, lt_workspace, lt_workspace_bytes,
-                                            8, std::max(2, static_cast<int>(5e11 / flops)), 3);
+    const linpipe::bench::CublasLtAnchor lt(libraries.lt_handle, a, b, c, s.m, s.n, s.k, libraries.lt_workspace,
+                                            AnchorLibraries::lt_workspace_bytes, 8,
+                                            std::max(2, static_cast<int>(5e11 / flops)), 3);
     if (!lt.ok()) {
       std::fprintf(stderr, "cuBLASLt offered no algorithm that runs %dx%dx%d\n", s.m, s.n, s.k);
       return 1;
@@ -380,9 +388,6 @@ int main(int argc, char** argv) {
     const void* shifted = static_cast<const char*>(a) + 64 * (i % 9);
     return gemm_bf16(shifted, b, c, tiny.m, tiny.n, tiny.k, variants[0]);
   });
-  CUBLAS_CHECK(cublasDestroy(handle));
-  CUBLAS_CHECK(cublasLtDestroy(lt_handle));
-  BENCH_CHECK(cudaFree(lt_workspace));
   BENCH_CHECK(cudaFree(a));
   BENCH_CHECK(cudaFree(b));
   BENCH_CHECK(cudaFree(c));
