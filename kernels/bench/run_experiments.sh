@@ -6,10 +6,10 @@
 #      release; attention: PTX wrappers, attention, graph);
 #   2. on an H200, rmsnorm_bench.py from MAIN (issue 27's target is on the H200);
 #   3. the GEMM build against MAIN at base clocks (ncu, alternating; four shapes);
-#   4. the attention build against MAIN at head dim 128 (quick rounds): its like-for-like table
-#      against torch and the A/B in one run;
-#   5. MAIN's attention at head dim 64 (quick rounds);
-#   6. synccheck and racecheck on MAIN's early-start test.
+#   4. the attention build against MAIN at both head dims (quick rounds; ATTENTION_HEAD_DIMS,
+#      default 64,128): its like-for-like table against torch and the A/B in one run;
+#   5. synccheck and racecheck on the attention build's small shapes, then on MAIN's
+#      early-start test.
 # MAIN: main's executables staged by scripts/stage_device_run.sh (.device). GEMM: a folder
 # holding the GEMM patch's gpu_staged_store_test, gpu_gemm_test, gpu_gemm_test_release and
 # gemm_bench; ATTENTION: the attention patch's gpu_ptx_wrappers_test, gpu_attention_test,
@@ -39,14 +39,15 @@ if [ -d "$gemm" ]; then
   echo "GEMM A/B rc=$? at ${SECONDS} s"
 fi
 if [ -d "$attention" ]; then
-  timeout "$(cap 160)" python3 "$bench/attention_bench.py" "$attention/liblinpipe_attention.so" \
-    --before "$main/liblinpipe_attention.so" --quick --head-dims 128 --kv-groups 1 \
-    --seqs 512,1024,2048,4096,8192 > "$out/attention_d128_ab.txt" 2>&1
-  echo "attention d128 A/B rc=$? at ${SECONDS} s"
+  timeout "$(cap 200)" python3 "$bench/attention_bench.py" "$attention/liblinpipe_attention.so" \
+    --before "$main/liblinpipe_attention.so" --quick --head-dims "${ATTENTION_HEAD_DIMS:-64,128}" --kv-groups 1 \
+    --seqs 512,1024,2048,4096,8192 > "$out/attention_ab.txt" 2>&1
+  echo "attention A/B rc=$? at ${SECONDS} s"
+  if [ "$(left)" -gt 40 ]; then
+    dir=$attention; sanitize "$out/sanitizers" gpu_attention_test '*s127*:*s129*:*s300d64Causal*:AttentionHeads.*' \
+      "$(( $(left) / 3 ))"
+  fi
 fi
-timeout "$(cap 110)" python3 "$bench/attention_bench.py" "$main/liblinpipe_attention.so" --quick --head-dims 64 \
-  --kv-groups 1 --seqs 512,1024,2048,4096,8192 > "$out/attention_d64.txt" 2>&1
-echo "attention d64 rc=$? at ${SECONDS} s"
 if [ "$(left)" -gt 20 ]; then
   # The sanitizers run one kernel at a time: the case that times an early start cannot hold there.
   dir=$main; sanitize "$out/sanitizers" gpu_early_start_test '*:-*BeginsWhileThePreviousKernelRuns' "$(( $(left) / 2 ))"
@@ -57,6 +58,9 @@ for f in "$out"/attention_*.txt; do
   echo "== $(basename "$f")"
   grep -E "^case" "$f" | sed -E 's/^case //' | cut -c1-130
 done
-sed -n '/^all configurations: after/p' "$out/attention_d128_ab.txt" 2>/dev/null
+sed -n '/^all configurations: after/p' "$out/attention_ab.txt" 2>/dev/null
 echo "elapsed ${SECONDS} s"
+# The device machine returns only a few files from OUT: the logs go back as one archive.
+archive=$(mktemp --suffix=.tgz)
+tar -czf "$archive" -C "$out" . && rm -rf "${out:?}"/* && mv "$archive" "$out/logs.tgz"
 exit $status
