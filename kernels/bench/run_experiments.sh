@@ -56,7 +56,7 @@ grep -hE "^\|" "$out/rmsnorm.txt" 2>/dev/null | tail -6
 grep -hE "^\|" "$out/gemm_ab.txt" 2>/dev/null
 for f in "$out"/attention_*.txt; do
   echo "== $(basename "$f")"
-  grep -E "^case" "$f" | sed -E 's/^case //' | cut -c1-130
+  grep -E "^case" "$f" | sed -E 's/^case //' | cut -c1-170
 done
 sed -n '/^all configurations: after/p' "$out/attention_ab.txt" 2>/dev/null
 echo "elapsed ${SECONDS} s"
