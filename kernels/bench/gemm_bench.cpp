@@ -5,10 +5,12 @@
 // median and range over interleaved rounds of batched launches (the anchors and each linpipe
 // variant alike), in TFLOP/s, for both variants (one CTA a tile; 2-CTA clusters sharing B
 // through TMA multicast), with the GPU's SM clock, power and temperature before and after.
-// Usage: gemm_bench [--quick | --once] [--shape MxNxK] [--trace FILE [--trace-roles all|producer|consumers]]
-//   --quick: fewer timed rounds. --once: each contender once per shape, unchecked, untimed (for ncu). --trace FILE: instead of the comparison, one traced launch at
-//   the shape (default 4096^3; its first 2 CTAs) written to FILE as trace-event JSON, with the
-//   summary, the traced result checked against the untraced one, and the cost of tracing.
+// Usage: gemm_bench [--quick | --once] [--shape MxNxK]
+//                   [--trace FILE [--trace-roles all|producer|consumers]]
+//   --quick: fewer timed rounds. --once: each contender once per shape, unchecked and untimed
+//   (for ncu). --trace FILE: instead of the comparison, one traced launch at the shape (default
+//   4096^3; its first 2 CTAs) written to FILE as trace-event JSON, with the summary, the traced
+//   result checked against the untraced one, and the cost of tracing.
 //   --trace-roles: which traced warps record (GemmTraceRoles; default all), to tell one
 //   role's tracing cost from another's.
 #include <cublasLt.h>

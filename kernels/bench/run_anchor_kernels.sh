@@ -8,7 +8,8 @@
 #   GEMM_SHAPES: the shapes (default: gemm_bench's seven timed shapes)
 set -uo pipefail
 dir=$1 out=$2
-source "$(dirname "$0")/run_common.sh"
+bench=$(dirname "$0")
+source "$bench/run_common.sh"
 shapes=${GEMM_SHAPES:-"2048x2048x2048 4096x4096x4096 8192x8192x8192 8192x4096x2048 2048x8192x8192 4096x4096x1024 16384x1024x4096"}
 print_gpu
 for shape in $shapes; do
@@ -17,7 +18,7 @@ for shape in $shapes; do
     || { echo "ncu failed at $shape: $(tail -2 "$out/anchor_kernels_$shape.err")"; status=1; continue; }
   echo "### $shape"
   # Every GEMM kernel: the inputs' fill kernels left out.
-  python3 "$(dirname "$0")/ncu_summary.py" "$out/anchor_kernels_$shape.csv" --kernels '^(?!.*fill_kernel)' --name-width 110 \
+  python3 "$bench/ncu_summary.py" "$out/anchor_kernels_$shape.csv" --kernels '^(?!.*fill_kernel)' --name-width 110 \
     | cut -d'|' -f1-5
 done
 exit $status

@@ -24,7 +24,7 @@ sanitized=(
   "gpu_rmsnorm_test_release:Widths/RmsNorm.Linpipe*/n4096_rows8001:Widths/RmsNorm.Linpipe*/n8192_rows603"
   "gpu_kernel_parts_test_release:KernelParts.OneShot*" "gpu_ordered_turns_test_release:*"
   "gpu_staged_store_test:*" "gpu_dynamic_schedule_test:*EveryItem*"
-  "gpu_early_start_test:*:-*BeginsWhileThePreviousKernelRuns"  # the sanitizers run one kernel at a time
+  "gpu_early_start_test:$early_start_sanitized"
 )
 for entry in "${sanitized[@]}"; do
   bin=${entry%%:*}

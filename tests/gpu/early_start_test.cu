@@ -116,8 +116,8 @@ TEST(EarlyStart, SeesAllThePreviousKernelWrote) {
 }
 
 // Timing only, so kept apart from the data check above: compute-sanitizer runs one kernel at a
-// time, where no launch can begin early, and its runs leave this case out (run_gpu_suite.sh,
-// run_experiments.sh).
+// time, where no launch can begin early, and its runs leave this case out
+// (kernels/bench/run_common.sh: early_start_sanitized).
 TEST(EarlyStart, BeginsWhileThePreviousKernelRuns) {
   LINPIPE_REQUIRE_GPU();
   TwoLaunches run;
