@@ -17,6 +17,19 @@ namespace linpipe::kernels {
 inline constexpr int gemm_tile_m = 128;
 inline constexpr int gemm_tile_n = 256;
 inline constexpr int gemm_tile_k = 64;
+// The ping-pong schedule's tile (one consumer warpgroup's): N need only be a multiple of this.
+inline constexpr int gemm_pingpong_tile_n = 128;
+
+// How the two consumer warpgroups share the output tiles.
+enum class GemmSchedule {
+  // Both on one 128 x 256 tile, 64 rows each, storing it together; the producer's four stages
+  // run ahead into the next tile while they store.
+  cooperative,
+  // Each its own 128 x 128 tile, the CTA's tiles dealt to the two in turn (six stages of 128 x
+  // 64 A and B slices): one warpgroup stores its tile while the other's MMAs run. One CTA a
+  // tile (cluster_m = 1), no traced form.
+  pingpong,
+};
 
 struct GemmConfig {
   // 1: each CTA loads its own A and B tiles. 2: 2-CTA clusters along M (M a multiple of 256);
@@ -34,6 +47,7 @@ struct GemmConfig {
   // a kernel after this one that reads C must itself wait (griddepcontrol.wait) if it is
   // early-started too.
   bool early_start = false;
+  GemmSchedule schedule = GemmSchedule::cooperative;
 };
 
 // Computes C = A x B^T on `stream` (device pointers, 16-byte aligned, C not overlapping A or

@@ -11,10 +11,32 @@ namespace linpipe::kernels {
 namespace {
 
 
-constexpr int block_m = gemm_tile_m;  // two consumer warpgroups x 64 rows
-constexpr int block_n = gemm_tile_n;  // one wgmma m64n256k16 covers the tile's columns
-constexpr int block_k = gemm_tile_k;  // 64 bf16 = one 128-byte swizzled row
-constexpr int stages = 4;
+// A schedule's stage ring: each stage holds a block_m x block_k slice of A and a
+// block_n x block_k slice of B (bf16 bits), K-major, each in its own ring. The 128B swizzle
+// repeats every 1024 bytes, so each tile starts on a 1024-byte boundary.
+template <int BlockN, int Stages>
+struct GemmTiles {
+  static constexpr int block_m = gemm_tile_m;  // two 64-row wgmma halves
+  static constexpr int block_n = BlockN;
+  static constexpr int block_k = gemm_tile_k;  // 64 bf16 = one 128-byte swizzled row
+  static constexpr int stages = Stages;
+  struct TileA {
+    alignas(1024) std::uint16_t elems[block_m * block_k];
+  };
+  struct TileB {
+    alignas(1024) std::uint16_t elems[block_n * block_k];
+  };
+  using Pipeline = ProducerConsumerPipeline<stages>;
+  using Storage = PipelineStorage<Pipeline, TileA, TileB>;
+};
+
+// The cooperative schedule: both consumer warpgroups on one 128 x 256 tile (one wgmma
+// m64n256k16 covers a warpgroup's 64 rows).
+using CooperativeTiles = GemmTiles<gemm_tile_n, 4>;
+constexpr int block_m = CooperativeTiles::block_m;
+constexpr int block_n = CooperativeTiles::block_n;
+constexpr int block_k = CooperativeTiles::block_k;
+constexpr int stages = CooperativeTiles::stages;
 // A producer warpgroup (one lane issues the loads; the warpgroup gives up its registers) and
 // two consumer warpgroups.
 using Roles = WarpRoles<4, 2, 4>;
@@ -24,17 +46,10 @@ constexpr int accumulators = block_n / 2;  // fp32 registers a consumer thread h
 static_assert(gemm_warps_per_cta == Roles::warps, "gemm.h: gemm_warps_per_cta is the kernel's warps");
 static_assert(gemm_threads == threads, "gemm_kernels.h: gemm_threads is the kernel's block size");
 
-// One stage's tiles (bf16 bits), K-major, each in its own ring. The 128B swizzle repeats every
-// 1024 bytes, so each tile starts on a 1024-byte boundary.
-struct TileA {
-  alignas(1024) std::uint16_t elems[block_m * block_k];
-};
-struct TileB {
-  alignas(1024) std::uint16_t elems[block_n * block_k];
-};
-
-using Pipeline = ProducerConsumerPipeline<stages>;
-using Storage = PipelineStorage<Pipeline, TileA, TileB>;
+using TileA = CooperativeTiles::TileA;
+using TileB = CooperativeTiles::TileB;
+using Pipeline = CooperativeTiles::Pipeline;
+using Storage = CooperativeTiles::Storage;
 // The pipeline with a tracer (NoTrace: the same type as Pipeline); the storage is the same.
 template <class Tracer>
 using TracedPipeline = ProducerConsumerPipeline<stages, NvidiaMbarBackend<stages>, Tracer>;
@@ -80,10 +95,10 @@ using Plan = SharedPlan<SharedMemory>;
 // a time with units fastest inside a group, so the CTAs running at once share a few B column
 // blocks and a few A row blocks in L2. Every role of a CTA walks its cluster's items.
 using Schedule = WorkSchedule<GroupedRowsOrder>;
-template <int Cluster>
+template <class Tiles, int Cluster>
 __device__ Schedule output_tiles(int m, int n, int group_rows) {
   return Schedule(TileSpace{{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m / Cluster), 1},
-                            {block_n, block_m, 1}},
+                            {Tiles::block_n, Tiles::block_m, 1}},
                   GroupedRowsOrder{static_cast<std::uint32_t>(group_rows)});
 }
 template <int Cluster>
@@ -95,11 +110,14 @@ __device__ Schedule::Items cluster_items(const Schedule& schedule) {
 // this CTA's share of B (rows rank * block_n / Cluster ...) goes to every CTA of the cluster,
 // completing on the same stage's full barrier in each; the full barrier expects the whole
 // stage (its own A, every CTA's share of B).
-template <int Cluster, class Pipe>
-__device__ __forceinline__ void produce(Pipe& pipe, Storage& storage,
+template <class Tiles, int Cluster, class Pipe>
+__device__ __forceinline__ void produce(Pipe& pipe, typename Tiles::Storage& storage,
                                         const CUtensorMap* map_a, const CUtensorMap* map_b,
                                         const Schedule& schedule, int k_tiles,
                                         std::uint32_t rank) {
+  using TileA = typename Tiles::TileA;
+  using TileB = typename Tiles::TileB;
+  constexpr int block_m = Tiles::block_m, block_n = Tiles::block_n, block_k = Tiles::block_k;
   constexpr int b_rows = block_n / Cluster;
   for (const WorkItem tile : cluster_items<Cluster>(schedule)) {
     const int tn = static_cast<int>(tile.tile_x);
@@ -107,10 +125,10 @@ __device__ __forceinline__ void produce(Pipe& pipe, Storage& storage,
     for (int kt = 0; kt < k_tiles; ++kt) {
       auto stage = pipe.acquire_producer();
       pipe.mark_issue(stage);  // traced builds: the TMA loads go out now
-      std::uint16_t* a = storage.slot<TileA>(stage).elems;
-      std::uint16_t* b = storage.slot<TileB>(stage).elems;
+      std::uint16_t* a = storage.template slot<TileA>(stage).elems;
+      std::uint16_t* b = storage.template slot<TileB>(stage).elems;
       const auto full = stage.mbar();
-      full.arrive_expect_tx(Storage::payload_bytes);  // own A, every CTA's share of B
+      full.arrive_expect_tx(Tiles::Storage::payload_bytes);  // own A, every CTA's share of B
       ptx::tma_load_2d(a, map_a, kt * block_k, tm * block_m, full.address());
       if constexpr (Cluster == 1) {
         ptx::tma_load_2d(b, map_b, kt * block_k, tn * block_n, full.address());
@@ -210,6 +228,19 @@ __device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared,
   }
 }
 
+// One thread, before any role waits: the ring's barriers (full: one arrival, the producer's
+// expect-tx, plus the bytes; empty: `empty_arrivals`, what the consumers' release policy says
+// its signalling warps arrive) and the operands' tensor maps fetched ahead of the first load.
+template <class Ring>
+__device__ __forceinline__ void init_barriers(typename Ring::Barriers& barriers,
+                                              std::uint32_t empty_arrivals, const CUtensorMap& map_a,
+                                              const CUtensorMap& map_b, const CUtensorMap& map_c) {
+  Ring(barriers).init_mbars(1, empty_arrivals);
+  ptx::prefetch_tensormap(&map_a);
+  ptx::prefetch_tensormap(&map_b);
+  ptx::prefetch_tensormap(&map_c);
+}
+
 // The kernel's body, for a tracer. Target: empty, or the GemmTraceTarget of a traced launch. The
 // maps are the kernels' __grid_constant__ parameters (by reference: their addresses are used).
 template <int Cluster, class Tracer, class... Target>
@@ -226,13 +257,9 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
   const Roles me = Roles::this_thread();
   const bool issuer = me.is_producer() && me.warp() == 0 && me.leader();
   if (issuer) {
-    // Full: one arrival (the producer's expect-tx) plus the bytes; empty: what the consumers'
-    // release policy says its signalling warps arrive, across the cluster.
-    Pipeline(storage.barriers)
-        .init_mbars(1, ConsumerRelease<Cluster>::empty_arrive_count(signalling_warps(warpgroup_release)));
-    ptx::prefetch_tensormap(&map_a);
-    ptx::prefetch_tensormap(&map_b);
-    ptx::prefetch_tensormap(&map_c);
+    init_barriers<Pipeline>(storage.barriers,
+                            ConsumerRelease<Cluster>::empty_arrive_count(signalling_warps(warpgroup_release)),
+                            map_a, map_b, map_c);
   }
   std::uint32_t rank = 0;
   if constexpr (Cluster == 1) {
@@ -246,13 +273,13 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
   // Launched early (GemmConfig::early_start): the kernel before has finished, and its writes
   // are visible, before any thread reads A or B or writes C. A no-op otherwise.
   ptx::griddepcontrol_wait();
-  const Schedule schedule = output_tiles<Cluster>(m, n, group_rows);
+  const Schedule schedule = output_tiles<CooperativeTiles, Cluster>(m, n, group_rows);
   const int k_tiles = k / block_k;
   TracedPipeline<Tracer> pipe(storage.barriers, "gemm", role_tracer<Tracer>(trace...));
   // The producer warpgroup gives its registers to the consumers' accumulators.
   me.run_with_register_budget<40, 232>(
       [&] {
-        if (issuer) produce<Cluster>(pipe, storage, &map_a, &map_b, schedule, k_tiles, rank);
+        if (issuer) produce<CooperativeTiles, Cluster>(pipe, storage, &map_a, &map_b, schedule, k_tiles, rank);
       },
       [&] { consume<Cluster>(pipe, shared, &map_c, schedule, k_tiles, me, rank, warpgroup_release); });
   // The epilogue's stores are done before the CTA (and its staging) goes away. Every thread

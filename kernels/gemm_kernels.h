@@ -24,13 +24,17 @@ using GemmKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int
 using TracedGemmKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, int, bool,
                                   GemmTraceTarget);
 
-// The kernel for a cluster of `cluster_m` CTAs (1 or 2).
+// The cooperative kernel for a cluster of `cluster_m` CTAs (1 or 2).
 GemmKernel gemm_kernel_for_cluster(int cluster_m);
 TracedGemmKernel traced_gemm_kernel_for_cluster(int cluster_m);
+// The ping-pong kernel (GemmSchedule::pingpong; gemm_pingpong_kernels.cu), one CTA a tile.
+GemmKernel pingpong_gemm_kernel();
 
-// Every GEMM kernel's block and dynamic shared memory (its SharedPlan's launch_bytes()).
+// Every GEMM kernel's block, and each schedule's dynamic shared memory (its SharedPlan's
+// launch_bytes()).
 inline constexpr unsigned gemm_threads = 32 * gemm_warps_per_cta;
 std::size_t gemm_shared_bytes();
+std::size_t pingpong_gemm_shared_bytes();
 
 // C is stored in boxes of this many rows and columns: the epilogue's staging boxes, one
 // consumer warpgroup's rows by one 128-byte swizzle span of bf16.

@@ -51,10 +51,21 @@ cudaError_t cached_operand(CUtensorMap* map, const void* base, int rows, int col
   return status;
 }
 
-// A persistent launch of one CTA per output tile at most (a cluster per cluster_m tiles).
+bool pingpong(const GemmConfig& config) { return config.schedule == GemmSchedule::pingpong; }
+// The columns of one kernel's output tile (its B slices' rows).
+int tile_n(const GemmConfig& config) { return pingpong(config) ? gemm_pingpong_tile_n : gemm_tile_n; }
+
+GemmKernel kernel_for(const GemmConfig& config) {
+  return pingpong(config) ? pingpong_gemm_kernel() : gemm_kernel_for_cluster(config.cluster_m);
+}
+
+// A persistent launch of one CTA per output tile at most (a cluster per cluster_m tiles; the
+// ping-pong kernel's two warpgroups take a tile each, so it may have work for half as many).
 LaunchOptions options_for(int m, int n, const GemmConfig& config, cudaStream_t stream) {
-  const std::uint64_t tiles = static_cast<std::uint64_t>(m / gemm_tile_m) * (n / gemm_tile_n);
-  return {.threads = gemm_threads, .shared_bytes = gemm_shared_bytes(), .items = tiles,
+  const std::uint64_t tiles = static_cast<std::uint64_t>(m / gemm_tile_m) * (n / tile_n(config));
+  const std::uint64_t items = pingpong(config) ? (tiles + 1) / 2 : tiles;
+  const std::size_t shared_bytes = pingpong(config) ? pingpong_gemm_shared_bytes() : gemm_shared_bytes();
+  return {.threads = gemm_threads, .shared_bytes = shared_bytes, .items = items,
           .grid = GridKind::persistent, .cluster = static_cast<unsigned>(config.cluster_m),
           .stream = stream, .early_start = config.early_start};
 }
@@ -69,7 +80,7 @@ cudaError_t launch_gemm(Kernel kernel, const void* a, const void* b, void* c, in
   cudaError_t status = cached_operand(&map_a, a, m, k, gemm_tile_m);
   if (status != cudaSuccess) return status;
   // Each CTA of a cluster loads 1 / cluster of the B tile (multicast into every CTA).
-  if ((status = cached_operand(&map_b, b, n, k, gemm_tile_n / cluster)) != cudaSuccess) return status;
+  if ((status = cached_operand(&map_b, b, n, k, tile_n(config) / cluster)) != cudaSuccess) return status;
   static_assert(gemm_c_box_cols == gemm_tile_k, "C's boxes are encoded with the operands' width");
   if ((status = cached_operand(&map_c, c, m, n, gemm_c_box_rows)) != cudaSuccess) return status;
   const int group_rows = config.group_rows / cluster > 0 ? config.group_rows / cluster : 1;
@@ -85,10 +96,18 @@ const char* rejected(const void* a, const void* b, const void* c, int m, int n, 
                      const GemmConfig& config) {
   if (config.cluster_m != 1 && config.cluster_m != 2)
     return "cluster_m must be 1 (one CTA a tile) or 2 (2-CTA clusters sharing B)";
+  if (config.schedule != GemmSchedule::cooperative && config.schedule != GemmSchedule::pingpong)
+    return "schedule must be GemmSchedule::cooperative or GemmSchedule::pingpong";
+  if (pingpong(config) && config.cluster_m != 1)
+    return "GemmSchedule::pingpong runs one CTA a tile: use cluster_m = 1, or the cooperative schedule for clusters";
   if (m <= 0 || m % gemm_tile_m != 0) return "M must be a positive multiple of 128 (the tile's rows)";
   if (m % (gemm_tile_m * config.cluster_m) != 0)
     return "M must be a multiple of 256 with cluster_m = 2 (two tiles a cluster); use cluster_m = 1";
-  if (n <= 0 || n % gemm_tile_n != 0) return "N must be a positive multiple of 256 (the tile's columns)";
+  if (n <= 0 || n % tile_n(config) != 0) {
+    return pingpong(config) ? "N must be a positive multiple of 128 (the ping-pong tile's columns)"
+                            : "N must be a positive multiple of 256 (the tile's columns; GemmSchedule::pingpong "
+                              "takes multiples of 128)";
+  }
   if (k <= 0 || k % gemm_tile_k != 0) return "K must be a positive multiple of 64 (the tile's depth)";
   if (a == nullptr || b == nullptr || c == nullptr) return "A, B and C must be device pointers, not null";
   if (reinterpret_cast<std::uintptr_t>(a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(b) % 16 != 0 ||
@@ -96,8 +115,9 @@ const char* rejected(const void* a, const void* b, const void* c, int m, int n, 
     return "A, B and C must be 16-byte aligned (the tensor copy engine's granule)";
   if (config.group_rows < 1 || config.group_rows > 256)
     return "group_rows must be 1..256 (tile rows the scheduler walks together)";
-  if (static_cast<std::uint64_t>(m / gemm_tile_m) * static_cast<std::uint64_t>(n / gemm_tile_n) > 0x7fffffffu)
-    return "M / 128 x N / 256 output tiles must be fewer than 2^31 (the schedule numbers them in 32 bits)";
+  if (static_cast<std::uint64_t>(m / gemm_tile_m) * static_cast<std::uint64_t>(n / tile_n(config)) > 0x7fffffffu)
+    return "M / 128 x N / 256 (ping-pong: N / 128) output tiles must be fewer than 2^31 (the schedule numbers "
+           "them in 32 bits)";
   return nullptr;
 }
 
@@ -111,8 +131,7 @@ cudaError_t reject(const char* reason, const char** why) {
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       const GemmConfig& config, cudaStream_t stream, const char** why) {
   if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
-  return launch_gemm(gemm_kernel_for_cluster(config.cluster_m), a, b, c, m, n, k, config, stream,
-                     why);
+  return launch_gemm(kernel_for(config), a, b, c, m, n, k, config, stream, why);
 }
 
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
@@ -141,6 +160,7 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
                   why);
   }
   if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
+  if (pingpong(config)) return reject("tracing covers the cooperative kernel: use GemmSchedule::cooperative", why);
   return launch_gemm(traced_gemm_kernel_for_cluster(config.cluster_m), a, b, c, m, n, k, config,
                      stream, why,
                      GemmTraceTarget{static_cast<TraceRecord*>(trace), TraceLayout{slices, per_slice},
@@ -149,10 +169,9 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
 
 cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas) {
   GemmConfig checked = config;
-  checked.cluster_m = config.cluster_m == 2 ? 2 : 1;
+  checked.cluster_m = config.cluster_m == 2 && !pingpong(config) ? 2 : 1;
   // A problem with more tiles than any grid holds: the grid is what fits at once.
-  const LaunchResult grid = launch_grid(gemm_kernel_for_cluster(checked.cluster_m),
-                                        options_for(1 << 30, 1 << 24, checked, nullptr));
+  const LaunchResult grid = launch_grid(kernel_for(checked), options_for(1 << 30, 1 << 24, checked, nullptr));
   if (grid) *ctas = static_cast<int>(grid.grid);
   return grid.status;
 }

@@ -22,15 +22,19 @@
 
 namespace {
 
+using linpipe::kernels::GemmSchedule;
+
 struct Shape {
   int m, n, k;
   int cluster_m = 1;
   bool warpgroup_release = false;
+  GemmSchedule schedule = GemmSchedule::cooperative;
 };
 
 void PrintTo(const Shape& s, std::ostream* os) {
   *os << s.m << "x" << s.n << "x" << s.k << " cluster " << s.cluster_m
-      << (s.warpgroup_release ? " wg-release" : "");
+      << (s.warpgroup_release ? " wg-release" : "")
+      << (s.schedule == GemmSchedule::pingpong ? " ping-pong" : "");
 }
 
 class GemmMatchesCublas : public ::testing::TestWithParam<Shape> {};
@@ -60,7 +64,8 @@ TEST_P(GemmMatchesCublas, RandomInputs) {
                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
               CUBLAS_STATUS_SUCCESS);
     const char* why = nullptr;
-    LINPIPE_CUDA_OK(gemm_bf16(a, b, c, s.m, s.n, s.k, GemmConfig{s.cluster_m, 16, s.warpgroup_release}, nullptr, &why));
+    const GemmConfig config{s.cluster_m, 16, s.warpgroup_release, false, s.schedule};
+    LINPIPE_CUDA_OK(gemm_bf16(a, b, c, s.m, s.n, s.k, config, nullptr, &why));
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
     ASSERT_EQ(cublasDestroy(handle), CUBLAS_STATUS_SUCCESS);
     Bf16Comparison cmp{};
@@ -106,6 +111,18 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmMatchesCublas,
                                            Shape{2048, 4096, 256, 1, true},
                                            Shape{512, 768, 320, 2, true},
                                            Shape{2304, 4352, 704, 2, true}));
+
+// The ping-pong schedule: N a multiple of 128 only (a tile count that leaves one warpgroup of
+// a CTA without a tile), one tile in all, fewer tiles than two per SM, many more, K of one
+// slice and K past the six-stage ring, and one releasing warp per warpgroup.
+constexpr GemmSchedule pingpong = GemmSchedule::pingpong;
+INSTANTIATE_TEST_SUITE_P(PingPong, GemmMatchesCublas,
+                         ::testing::Values(Shape{128, 128, 64, 1, false, pingpong},
+                                           Shape{384, 640, 320, 1, false, pingpong},
+                                           Shape{1024, 1152, 1024, 1, false, pingpong},
+                                           Shape{2048, 4096, 256, 1, false, pingpong},
+                                           Shape{4096, 2176, 1088, 1, false, pingpong},
+                                           Shape{2304, 4352, 704, 1, true, pingpong}));
 
 float bf16_value(std::uint16_t bits) {
   const std::uint32_t word = std::uint32_t{bits} << 16;
@@ -167,7 +184,9 @@ TEST(GemmSanitizer, SmallShape) {
   LINPIPE_CUDA_OK(fill_random_bf16(a, std::size_t(m) * k, 1));
   LINPIPE_CUDA_OK(fill_random_bf16(b, std::size_t(n) * k, 2));
   for (const GemmConfig config : {GemmConfig{1}, GemmConfig{2}, GemmConfig{1, 16, true},
-                                  GemmConfig{2, 16, true}, GemmConfig{1, 16, false, true}}) {
+                                  GemmConfig{2, 16, true}, GemmConfig{1, 16, false, true},
+                                  GemmConfig{1, 16, false, false, GemmSchedule::pingpong},
+                                  GemmConfig{1, 16, true, false, GemmSchedule::pingpong}}) {
     LINPIPE_CUDA_OK(gemm_bf16(a, b, c, m, n, k, config));
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
   }
@@ -301,6 +320,42 @@ TEST(GemmShapes, BadShapesAreRejectedWithAReason) {
   EXPECT_NE(why, nullptr);
   EXPECT_EQ(gemm_bf16(fake, fake, fake, 256, 256, 64, GemmConfig{3}, nullptr, &why),
             cudaErrorInvalidValue);
+}
+
+// Runs without a GPU: what the ping-pong schedule takes (N a multiple of 128 where the
+// cooperative tile needs 256) and what it refuses (clusters, tracing), each with its reason.
+TEST(GemmShapes, PingPongSchedulesItsOwnShapesAndRefusesClustersAndTracing) {
+  using linpipe::kernels::gemm_bf16;
+  using linpipe::kernels::gemm_bf16_traced;
+  using linpipe::kernels::GemmConfig;
+  alignas(16) static unsigned char fake[64];  // never dereferenced: rejected first
+  const GemmConfig pingpong{1, 16, false, false, GemmSchedule::pingpong};
+  const char* why = nullptr;
+  // N = 384: three cooperative tiles' worth of columns is not whole; the cooperative kernel
+  // refuses it and names the schedule that takes it.
+  EXPECT_EQ(gemm_bf16(fake, fake, fake, 128, 384, 64, GemmConfig{}, nullptr, &why), cudaErrorInvalidValue);
+  ASSERT_NE(why, nullptr);
+  EXPECT_NE(std::string(why).find("GemmSchedule::pingpong"), std::string::npos) << why;
+  why = nullptr;
+  EXPECT_EQ(gemm_bf16(fake, fake, fake, 128, 200, 64, pingpong, nullptr, &why), cudaErrorInvalidValue);
+  ASSERT_NE(why, nullptr);
+  EXPECT_NE(std::string(why).find("128"), std::string::npos) << why;
+  why = nullptr;
+  GemmConfig clustered = pingpong;
+  clustered.cluster_m = 2;
+  EXPECT_EQ(gemm_bf16(fake, fake, fake, 256, 256, 64, clustered, nullptr, &why), cudaErrorInvalidValue);
+  ASSERT_NE(why, nullptr);
+  EXPECT_NE(std::string(why).find("cluster_m = 1"), std::string::npos) << why;
+  why = nullptr;
+  EXPECT_EQ(gemm_bf16_traced(fake, fake, fake, 128, 256, 64, pingpong, fake, 1, 16, nullptr, &why),
+            cudaErrorInvalidValue);
+  ASSERT_NE(why, nullptr);
+  EXPECT_NE(std::string(why).find("cooperative"), std::string::npos) << why;
+  why = nullptr;
+  GemmConfig unknown;
+  unknown.schedule = static_cast<GemmSchedule>(7);
+  EXPECT_EQ(gemm_bf16(fake, fake, fake, 128, 256, 64, unknown, nullptr, &why), cudaErrorInvalidValue);
+  EXPECT_NE(why, nullptr);
 }
 
 }  // namespace
