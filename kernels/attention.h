@@ -95,10 +95,13 @@ struct AttentionConfig {
 // - Head dim 64 below seq 2048: in order; causal: overlapped and dynamic.
 // - Head dim 128, full mask: in order up to seq 2048, overlapped above; not dynamic (every
 //   block has the same length, and at seq 512 the dynamic grid measured 15% slower).
-// - Head dim 128, causal: in order, persistent and dynamic up to seq 1024 (up to 4096 with
-//   grouped heads); above that overlapped, on a CTA per query block (not persistent).
+// - Head dim 128, causal: in order, persistent and dynamic up to seq 1024; above that
+//   overlapped, on a CTA per query block (not persistent).
+// - Head dim 128 with grouped heads (fewer K/V heads than query heads), either mask:
+//   overlapped, persistent up to seq 4096, above that ping-pong on a CTA per query block.
 // The head-dim-128 half was refitted on two H100 runs of the build that gave head dim 128 its
-// second Q stage (docs/benchmarks.md, seventeenth session); the rest on both GPUs.
+// second Q stage (docs/benchmarks.md, seventeenth session), its grouped cases on three H100
+// runs at 8 query heads per K/V head (twenty-second session); the rest on both GPUs.
 AttentionConfig attention_config_for(const AttentionShape& shape);
 
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually

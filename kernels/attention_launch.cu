@@ -227,15 +227,19 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
       config.overlap_softmax = shape.causal;
       config.dynamic = shape.causal;
     }
+  } else if (kv_heads_of(shape) != shape.heads) {
+    // Grouped heads, either mask: overlapped; persistent while blocks are few (up to seq
+    // 4096), then ping-pong on a CTA per block (the measured bounds are in docs/benchmarks.md).
+    config.overlap_softmax = true;
+    config.persistent = shape.seq <= 4096;
+    config.pingpong = !config.persistent;
   } else if (!shape.causal) {
     // In order while a query block's K/V tiles are few, overlapped above seq 2048.
     config.overlap_softmax = shape.seq > 2048;
   } else {
-    // Causal: in order, persistent and dynamic while blocks are few (up to seq 1024, or 4096
-    // with grouped heads; the measured bounds are in docs/benchmarks.md), then overlapped on a
-    // CTA per block.
-    const bool grouped = kv_heads_of(shape) != shape.heads;
-    config.persistent = shape.seq <= (grouped ? 4096 : 1024);
+    // Causal: in order, persistent and dynamic while blocks are few (up to seq 1024), then
+    // overlapped on a CTA per block.
+    config.persistent = shape.seq <= 1024;
     config.dynamic = config.persistent;
     config.overlap_softmax = !config.persistent;
   }

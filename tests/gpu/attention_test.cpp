@@ -467,9 +467,10 @@ TEST(AttentionArguments, PackedHeadsRule) {
 }
 
 // The default configuration's rule (attention_config_for), as attention.h states it, shape by
-// shape: a persistent grid but for head dim 128 causal above seq 1024 (above 4096 with grouped
-// heads), which is overlapped on a CTA per block; three warpgroups only at head dim 64 from seq
-// 2048 and only with a K/V head per query head.
+// shape: a persistent grid but for head dim 128 causal above seq 1024, which is overlapped on a
+// CTA per block, and head dim 128 with grouped heads above seq 4096, which is overlapped
+// ping-pong on a CTA per block (overlapped and persistent below); three warpgroups only at
+// head dim 64 from seq 2048 and only with a K/V head per query head.
 TEST(AttentionArguments, DefaultConfigurationRule) {
   struct RuleCase {
     int head_dim, seq;
@@ -478,6 +479,7 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
     bool overlap, dynamic;
     int warpgroups;
     bool persistent = true;
+    bool pingpong = false;
   };
   const RuleCase cases[] = {
       {64, 512, false, 16, false, false, 2},   {64, 512, true, 16, true, true, 2},
@@ -487,12 +489,15 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
       {64, 16384, true, 16, false, true, 3},   {64, 4096, false, 2, false, false, 2},
       {64, 4096, true, 1, true, true, 2},      {128, 512, false, 16, false, false, 2},
       {128, 512, true, 16, false, true, 2},    {128, 1024, false, 16, false, false, 2},
-      {128, 1024, true, 16, false, true, 2},   {128, 1024, true, 2, false, true, 2},
+      {128, 1024, true, 16, false, true, 2},   {128, 1024, true, 2, true, false, 2},
       {128, 2048, false, 16, false, false, 2}, {128, 2048, true, 16, true, false, 2, false},
-      {128, 3072, true, 16, true, false, 2, false}, {128, 4096, true, 2, false, true, 2},
-      {128, 8192, true, 2, true, false, 2, false},  {128, 3072, false, 16, true, false, 2},
+      {128, 3072, true, 16, true, false, 2, false}, {128, 4096, true, 2, true, false, 2},
+      {128, 8192, true, 2, true, false, 2, false, true}, {128, 3072, false, 16, true, false, 2},
       {128, 4096, false, 16, true, false, 2},  {128, 8192, false, 16, true, false, 2},
-      {128, 16384, false, 16, true, false, 2}, {128, 16384, true, 2, true, false, 2, false},
+      {128, 16384, false, 16, true, false, 2}, {128, 16384, true, 2, true, false, 2, false, true},
+      {128, 512, false, 2, true, false, 2},    {128, 512, true, 1, true, false, 2},
+      {128, 4096, false, 2, true, false, 2},   {128, 8192, false, 2, true, false, 2, false, true},
+      {128, 16384, false, 1, true, false, 2, false, true},
   };
   for (const RuleCase& want : cases) {
     AttentionShape shape;
@@ -508,7 +513,7 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
     EXPECT_EQ(c.overlap_softmax, want.overlap);
     EXPECT_EQ(c.dynamic, want.dynamic);
     EXPECT_EQ(c.query_warpgroups, want.warpgroups);
-    EXPECT_FALSE(c.pingpong);
+    EXPECT_EQ(c.pingpong, want.pingpong);
     EXPECT_EQ(c.persistent_ctas, 0);
     EXPECT_EQ(c.packed_heads, 0);
     EXPECT_FALSE(c.lazy_rescale);  // measured on an H100 only so far: not a default yet
