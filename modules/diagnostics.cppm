@@ -48,6 +48,7 @@ enum class ReportKind : std::uint32_t {
   turns_uninitialised,
   // A DrainedTrace's ring: `stage` is the side (0 records, 1 release times), `lap` its count.
   trace_ring_full,
+  consumer_laps_ahead,
 };
 
 // One GPU report as the device writes it into zero-copy host memory (see DeviceReports).
@@ -127,6 +128,15 @@ LINPIPE_HOST_DEVICE constexpr ReportText report_text(ReportKind kind, Role role)
               "expects one arrival per warp, release lane-guarded (ReleaseToCluster<1>, or "
               "`if (lane == 0) stage.arrive(); stage.release_without_signal();`); or derive the "
               "count from the release policy with init_mbars(linpipe::Arrivals<Roles, Release>{})"};
+    case ReportKind::consumer_laps_ahead:
+      return {"a consumer's wait on this stage passed on a phase two laps old: the producer has "
+              "claimed the slot only for an earlier lap (a barrier wait tells phases apart by "
+              "parity alone, so a cursor two laps ahead of the producer's sees an old phase as "
+              "this one); the stage holds stale data",
+              "wait on a slot only once the producer has filled its previous lap: a consumer that "
+              "steps over other consumers' stages (consumer_step, start_consumer_at) must not run "
+              "ahead of them; e.g. take turns with OrderedTurns, each waiting on its stages only "
+              "after the one before has claimed its own"};
     case ReportKind::stage_not_live:
       return {"arrive() or release() on a stage whose claim has already ended (released or "
               "moved from)",

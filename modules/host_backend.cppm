@@ -24,6 +24,7 @@ struct HostSignal {
   std::uint32_t expected = 0;
   // Arrivals counted by the pipeline's debug checks (see HostBackend::count_empty_arrival).
   std::atomic<std::uint64_t> counted{0};
+  std::atomic<std::uint32_t> claimed_lap{0};  // a full signal: the producer's last claim, lap + 1
 };
 
 class HostSignalHandle {
@@ -134,6 +135,17 @@ class HostBackend {
 
   // As NvidiaMbarBackend::count_empty_arrival: false for an arrival past what the phases up
   // to consumer lap `lap` expect.
+  // As NvidiaMbarBackend's: the producer's last claim of each slot (its lap + 1), and whether a
+  // consumer's passed wait on consumer lap `lap` saw that lap's phase rather than one two laps
+  // older (the producer's lap for that fill is lap + 1).
+  void note_producer_claim(std::uint32_t stage, std::uint32_t lap) {
+    signals_[stage].claimed_lap.store(lap + 1, std::memory_order_release);
+  }
+  bool producer_reached(std::uint32_t stage, std::uint32_t lap) const {
+    const std::uint32_t claimed = signals_[stage].claimed_lap.load(std::memory_order_acquire);
+    return claimed == 0 || claimed >= lap + 1;
+  }
+
   bool count_empty_arrival(std::uint32_t stage, std::uint32_t lap) {
     HostSignal& empty = signals_[NumStages + stage];
     const std::uint64_t total = empty.counted.fetch_add(1, std::memory_order_acq_rel) + 1;
@@ -149,6 +161,7 @@ class HostBackend {
   static void init(HostSignal& signal, std::uint32_t expected) {
     signal.expected = expected == 0 ? 1 : expected;
     signal.counted.store(0, std::memory_order_relaxed);
+    signal.claimed_lap.store(0, std::memory_order_relaxed);
     signal.arrivals.store(0, std::memory_order_release);
   }
 

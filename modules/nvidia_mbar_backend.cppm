@@ -129,11 +129,12 @@ class NvidiaMbarBackend {
   LINPIPE_HOST_DEVICE explicit NvidiaMbarBackend(BarrierStorage* storage)
       : bars_((SharedBarrier*)storage) {}
 
-  // The barriers, the two init words and, in debug builds, the arrival counters: declare
+  // The barriers, the two init words and, in debug builds, a word per slot counting its empty
+  // barrier's arrivals and one keeping the last lap the producer claimed it for: declare
   // storage as Pipeline::Barriers (or PipelineStorage), never as 2 * NumStages words.
   // The total is kept even (whole 16-byte units), so a slot declared right after the barriers
   // keeps the 16-byte alignment bulk copies need.
-  static constexpr std::size_t debug_elems = 2 + (debug_checks ? (NumStages + 1) / 2 * 2 : 0);
+  static constexpr std::size_t debug_elems = 2 + (debug_checks ? 2 * static_cast<std::size_t>(NumStages) : 0);
   static constexpr std::size_t storage_elems() {
     return 2 * static_cast<std::size_t>(NumStages) + debug_elems;
   }
@@ -147,7 +148,7 @@ class NvidiaMbarBackend {
       ptx::mbarrier_init(empty(s), consumer_arrive_count);
     }
     if constexpr (debug_checks) {
-      for (int s = 0; s < NumStages; ++s) bars_[2 * NumStages + 2 + s] = 0;
+      for (int s = 0; s < 2 * NumStages; ++s) bars_[2 * NumStages + 2 + s] = 0;
       bars_[2 * NumStages + 1] = std::uint64_t{producer_arrive_count} << 32 | consumer_arrive_count;
       bars_[2 * NumStages] = init_token();
     }
@@ -183,6 +184,26 @@ class NvidiaMbarBackend {
     auto* counter = (long long*)(bars_ + 2 * NumStages + 2 + stage);
     const std::uint64_t total = static_cast<std::uint64_t>(__nvvm_atom_add_gen_ll(counter, 1)) + 1;
     return total <= (std::uint64_t{lap} + 1) * empty_expected_arrivals(stage);
+  }
+
+  // The producer claimed `stage` for `lap` (kept as lap + 1; 0: never claimed). Its arrival
+  // on the full barrier (release) comes after, so a consumer whose wait saw that phase
+  // complete (acquire) reads it.
+  LINPIPE_DEVICE void note_producer_claim(std::uint32_t stage, std::uint32_t lap)
+    requires(debug_checks)
+  {
+    *claimed_lap(stage) = std::uint64_t{lap} + 1;
+  }
+  // Whether a consumer's passed wait on `stage` for consumer lap `lap` saw that lap's phase.
+  // The producer's lap runs one ahead of the consumers' for the same fill (it starts at lap 1),
+  // so the fill a consumer waits for on lap L is the producer's lap L + 1; a last claim at
+  // lap L - 1 or earlier means the wait passed on an older phase of the same parity. A slot
+  // the producer never claimed through the pipeline is not judged.
+  LINPIPE_DEVICE bool producer_reached(std::uint32_t stage, std::uint32_t lap) const
+    requires(debug_checks)
+  {
+    const std::uint64_t claimed = *claimed_lap(stage);
+    return claimed == 0 || claimed >= std::uint64_t{lap} + 1;
   }
 
   // Block until the producer has filled `stage` on `lap` (waits on parity lap & 1).
@@ -223,6 +244,9 @@ class NvidiaMbarBackend {
   }
   LINPIPE_DEVICE std::uint64_t* empty(std::uint32_t stage) const {
     return (std::uint64_t*)(bars_ + NumStages + stage);
+  }
+  LINPIPE_DEVICE volatile std::uint64_t* claimed_lap(std::uint32_t stage) const {
+    return (volatile std::uint64_t*)(bars_ + 3 * NumStages + 2 + stage);
   }
   LINPIPE_DEVICE std::uint64_t init_token() const {
     return detail::barrier_init_token(ptx::shared_address(full(0)));

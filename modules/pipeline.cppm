@@ -241,6 +241,7 @@ class ProducerConsumerPipeline {
   }
   // arrive on the current slot's full barrier, then producer_step().
   LINPIPE_HOST_DEVICE void producer_signal_and_step() {
+    check_claimed_lap(Role::producer, producer_stage_, producer_lap_);
     backend_.arrive_full(producer_stage_);
     trace(TraceEvent::arrive, Role::producer, producer_stage_, producer_lap_);
     producer_step();
@@ -360,6 +361,7 @@ class ProducerConsumerPipeline {
     std::uint32_t& lap = role == Role::producer ? producer_lap_ : consumer_lap_;
     const detail::Claimed slot{stage, lap};
     if constexpr (debug_checks) held_[role == Role::producer ? 0 : 1].claim(location(stage, lap, role));
+    check_claimed_lap(role, stage, lap);
     trace(TraceEvent::acquire, role, stage, lap);
     step(stage, lap, 1);
     return slot;
@@ -368,6 +370,21 @@ class ProducerConsumerPipeline {
   // traced stage records its release itself, a scope through trace()).
   LINPIPE_HOST_DEVICE void end_claim(Role role, std::uint32_t stage) {
     if constexpr (debug_checks) held_[role == Role::producer ? 0 : 1].release(stage);
+  }
+  // Debug builds, where the backend keeps each slot's last producer claim (both of linpipe's
+  // do): the producer's claims (and signal_and_step's fills) are noted, and a consumer's claim
+  // whose wait passed on a phase two laps old is reported. A barrier wait tells phases apart by
+  // parity alone, so a consumer cursor stepped two laps ahead of the producer's (consumer_step
+  // over other consumers' stages) passes at once on stale data, and only hangs or over-arrives
+  // much later.
+  LINPIPE_HOST_DEVICE void check_claimed_lap(Role role, std::uint32_t stage, std::uint32_t lap) {
+    if constexpr (debug_checks && requires(Backend& b) { b.note_producer_claim(stage, lap); }) {
+      if (role == Role::producer) {
+        backend_.note_producer_claim(stage, lap);
+      } else if (!backend_.producer_reached(stage, lap)) {
+        detail::report(ReportKind::consumer_laps_ahead, location(stage, lap, Role::consumer));
+      }
+    }
   }
   // Debug builds, where the backend counts arrivals (both of linpipe's do): an arrival on a
   // stage's empty barrier past what its phase expects (all 32 lanes releasing where one per

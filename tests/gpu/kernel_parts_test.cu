@@ -330,4 +330,48 @@ TEST(KernelParts, ExtraArrivalReportIsPrintedAtExitWhenNobodyAsks) {
       << "the report must reach stderr at exit";
 }
 
+// One thread fills slot 0 once, then, as a consumer, steps its cursor two laps past it (four
+// slots of a two-stage ring) and waits: the full barrier's parity matches the completed fill,
+// so the wait passes on a phase two laps old, and the debug claim traps with the report.
+__global__ void consumer_steps_two_laps_ahead(std::uint32_t* out) {
+  using Small = linpipe::ProducerConsumerPipeline<2>;
+  __shared__ Small::Barriers barriers;
+  Small(barriers).init_mbars(1, 1);
+  Small producer(barriers, "stepped");
+  Small consumer(barriers, "stepped");
+  auto filled = producer.acquire_producer();
+  filled.mbar().arrive();
+  filled.release();
+  consumer.consumer_step(4);
+  auto stale = consumer.acquire_consumer();
+  *out = stale.index();
+  stale.release();
+}
+
+int run_laps_ahead_child() {
+  std::uint32_t* out = nullptr;
+  if (cudaMalloc(&out, 4) != cudaSuccess) return 3;
+  const linpipe::LaunchResult launched =
+      linpipe::launch(consumer_steps_two_laps_ahead, {.threads = 1, .items = 1}, out);
+  if (!launched) return 2;
+  const linpipe::LaunchResult done = linpipe::synchronize();
+  std::fprintf(stderr, "child: synchronize says: %s\n", done.why);
+  return done ? 0 : 1;
+}
+
+TEST(KernelParts, ConsumerTwoLapsAheadOfTheProducerTrapsWithItsReport) {
+  if (std::getenv("LINPIPE_LAPS_CHILD") != nullptr) std::exit(run_laps_ahead_child());
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  LINPIPE_REQUIRE_GPU();
+  const auto [status, output] =
+      run_in_child_process("LINPIPE_LAPS_CHILD", "1", "KernelParts.ConsumerTwoLapsAhead*");
+  EXPECT_EQ(status, 1) << output;
+  EXPECT_NE(output.find("synchronize says: linpipe: a consumer's wait on this stage passed on a "
+                        "phase two laps old"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("pipeline 'stepped'"), std::string::npos) << output;
+  EXPECT_NE(output.find("stage 0 lap 2 role consumer"), std::string::npos) << output;
+}
+
 }  // namespace

@@ -234,4 +234,53 @@ TEST(ArrivalReports, HangReportNamesTheBarrierWhoseSignalIsMissing) {
   linpipe::host_wait_budget_ns = 10'000'000'000ull;
 }
 
+// A consumer that steps over other consumers' stages (a ping-pong GEMM's warpgroups taking
+// alternate tiles) and waits before the producer has filled the slot's previous lap: the
+// barrier's parity matches a phase two laps old, so the wait passes at once on stale data.
+// Debug builds report it at the claim, naming the slot and lap.
+TEST(LapReports, AConsumerWaitingTwoLapsAheadOfTheProducerIsReported) {
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  EXPECT_DEATH(
+      {
+        Pipeline::Barriers signals;
+        Pipeline(signals).init_mbars(1, 1);
+        Pipeline producer(signals, "stepped");
+        Pipeline consumer(signals, "stepped");
+        auto filled = producer.acquire_producer();  // slot 0, the consumers' lap 0
+        filled.mbar().arrive();
+        filled.release();
+        consumer.consumer_step(4);  // slot 0, lap 2: two fills of slot 0 still to come
+        auto stale = consumer.acquire_consumer();
+        stale.release();
+      },
+      "a consumer's wait on this stage passed on a phase two laps old.*: pipeline 'stepped' .* "
+      "stage 0 lap 2 role consumer: wait on a slot only once the producer has filled its "
+      "previous lap");
+}
+
+// The same step taken in order: the consumer that stepped over the other's two stages waits
+// on slot 0's second fill only after the producer has made it, and nothing is reported.
+TEST(LapReports, AConsumerSteppingOverStagesTheProducerFilledPassesSilently) {
+  Pipeline::Barriers signals;
+  Pipeline(signals).init_mbars(1, 1);
+  Pipeline producer(signals, "stepped");
+  Pipeline first(signals, "stepped");
+  Pipeline second(signals, "stepped");
+  for (int i = 0; i < 2; ++i) {  // the first consumer's two stages, filled and read
+    auto stage = producer.acquire_producer();
+    stage.mbar().arrive();
+    stage.release();
+    auto read = first.acquire_consumer();
+    read.release();
+  }
+  auto refill = producer.acquire_producer();  // slot 0's second fill (the consumers' lap 1)
+  refill.mbar().arrive();
+  refill.release();
+  second.consumer_step(2);
+  auto read = second.acquire_consumer();
+  EXPECT_EQ(read.index(), 0u);
+  EXPECT_EQ(read.lap(), 1u);
+  read.release();
+}
+
 }  // namespace
