@@ -133,8 +133,6 @@ class HostBackend {
     return signals_[NumStages + stage].expected;
   }
 
-  // As NvidiaMbarBackend::count_empty_arrival: false for an arrival past what the phases up
-  // to consumer lap `lap` expect.
   // As NvidiaMbarBackend's: the producer's last claim of each slot (its lap + 1), and whether a
   // consumer's passed wait on consumer lap `lap` saw that lap's phase rather than one two laps
   // older (the producer's lap for that fill is lap + 1).
@@ -146,6 +144,8 @@ class HostBackend {
     return claimed == 0 || claimed >= lap + 1;
   }
 
+  // As NvidiaMbarBackend::count_empty_arrival: false for an arrival past what the phases up
+  // to consumer lap `lap` expect.
   bool count_empty_arrival(std::uint32_t stage, std::uint32_t lap) {
     HostSignal& empty = signals_[NumStages + stage];
     const std::uint64_t total = empty.counted.fetch_add(1, std::memory_order_acq_rel) + 1;
