@@ -159,6 +159,14 @@ def main(argv):
              for seq in [int(x) for x in args.seqs.split(",")]
              for causal in [mask == "causal" for mask in args.masks.split(",")]
              if group == 1 or head_dim in gqa_head_dims]
+    # A grouped case runs only at --gqa-head-dims: a group asked for at none of the head dims
+    # would time nothing and print an empty table.
+    for group in {int(x) for x in args.kv_groups.split(",")} - {1}:
+        if not any(case[3] == group for case in cases):
+            print(f"attention_bench.py: --kv-groups {group} runs at --gqa-head-dims ({args.gqa_head_dims}) only, "
+                  f"and --head-dims {args.head_dims} has none of them: add --gqa-head-dims {args.head_dims}",
+                  file=sys.stderr)
+            return 2
     for head_dim, seq, causal, group in cases:
         heads = 2048 // head_dim
         kv_heads = heads // group
