@@ -5,7 +5,10 @@
 #   1. each patched build's GPU tests (GEMM: the staged-store ring case and the GEMM, debug and
 #      release; attention: PTX wrappers, attention, graph);
 #   2. on an H200, rmsnorm_bench.py from MAIN (issue 27's target is on the H200);
-#   3. the GEMM build against MAIN at base clocks (ncu, alternating; four shapes);
+#   3. the GEMM build against MAIN at base clocks (ncu, alternating; four shapes), then the
+#      GEMM build's own gemm_bench (each linpipe variant against cuBLAS and cuBLASLt in one
+#      run), ncu on its kernels beside cuBLASLt's at GEMM_ANCHOR_SHAPES (default 4096x4096x1024
+#      4096x4096x4096) and synccheck/racecheck on its GemmSanitizer cases;
 #   4. the attention build against MAIN at both head dims (quick rounds; ATTENTION_HEAD_DIMS,
 #      default 64,128): its like-for-like table against torch and the A/B in one run;
 #   5. synccheck and racecheck on the attention build's small shapes, then on MAIN's
@@ -37,6 +40,13 @@ if [ -d "$gemm" ]; then
   GEMM_SHAPES="4096x4096x1024 8192x4096x2048 4096x4096x4096 8192x8192x8192" GEMM_REPS=1 ATTENTION_ARGS=none \
     timeout "$(cap 90)" bash "$bench/run_fixed_clock_ab.sh" "$gemm" "$main" "$out/gemm_ab" > "$out/gemm_ab.txt" 2>&1
   echo "GEMM A/B rc=$? at ${SECONDS} s"
+  timeout "$(cap 60)" "$gemm/gemm_bench" > "$out/gemm_bench.txt" 2>&1
+  echo "GEMM build's gemm_bench rc=$? at ${SECONDS} s"
+  mkdir -p "$out/anchor_kernels"
+  GEMM_SHAPES=${GEMM_ANCHOR_SHAPES:-"4096x4096x1024 4096x4096x4096"} timeout "$(cap 60)" \
+    bash "$bench/run_anchor_kernels.sh" "$gemm" "$out/anchor_kernels" > "$out/anchor_kernels.txt" 2>&1
+  echo "anchor kernels rc=$? at ${SECONDS} s"
+  dir=$gemm; sanitize "$out/sanitizers" gpu_gemm_test 'GemmSanitizer.*' "$(cap 60)"
 fi
 if [ -d "$attention" ]; then
   timeout "$(cap 200)" python3 "$bench/attention_bench.py" "$attention/liblinpipe_attention.so" \
@@ -53,6 +63,8 @@ if [ "$(left)" -gt 20 ]; then
 fi
 grep -hE "^\|" "$out/rmsnorm.txt" 2>/dev/null | tail -6
 grep -hE "^\|" "$out/gemm_ab.txt" 2>/dev/null
+sed -n '/^anchors/,/^$/p' "$out/gemm_bench.txt" 2>/dev/null | cut -c1-200
+grep -E "^###|linpipe" "$out/anchor_kernels.txt" 2>/dev/null | cut -c1-90
 for f in "$out"/attention_*.txt; do
   echo "== $(basename "$f")"
   grep -E "^case" "$f" | sed -E 's/^case //' | cut -c1-170
