@@ -32,8 +32,9 @@ LIB2 offers runs on LIB2 right after LIB (for ncu: the launches alternate after,
 each group above 1 at the head dims of --gqa-head-dims only. A grouped case has heads / group
 K/V heads, linpipe packs the heads of a group into its CTAs by attention_packed_heads' rule
 (its fastest configuration is timed once more with packing off, in a table of its own), and
-torch runs scaled_dot_product_attention(..., enable_gqa=True). --before skips grouped cases
-(a build from before grouped heads has no entry point for them).
+torch runs scaled_dot_product_attention(..., enable_gqa=True). --before compares grouped cases
+too where LIB2 has the grouped entry point (a build from before grouped heads has none: its
+grouped cases are timed on LIB alone).
 The log-sum-exp: by default neither side stores it. torch's inputs do not require grad, so its
 backends take the inference path (cuDNN and the memory-efficient kernel then skip the LSE), and
 linpipe is passed no LSE buffer; the fastest configuration of each case is timed once more
@@ -182,7 +183,7 @@ def main(argv):
         lse = torch.empty((batch, heads, seq), device="cuda", dtype=torch.float32)
         scale = 1.0 / math.sqrt(head_dim)
         stream = torch.cuda.current_stream().cuda_stream
-        before = before_build if group == 1 else None
+        before = before_build if group == 1 or before_grouped is not None else None
         sdpa_args = {"is_causal": causal, "scale": scale}
         if group > 1:
             sdpa_args["enable_gqa"] = True
@@ -255,7 +256,7 @@ def main(argv):
                 before_ms.append(median_ms(lambda: ours(schedule, before), rounds=rounds)
                                  if schedule in before_schedules else math.inf)
         if before is not None:
-            ab_rows.append((head_dim, seq, causal, ours_ms, before_ms))
+            ab_rows.append((head_dim, seq, causal, group, ours_ms, before_ms))
         fastest_schedule = SCHEDULES[ours_ms.index(min(ours_ms))]
         if group > 1:  # the fastest configuration again, with packing off
             out.zero_()
@@ -328,21 +329,21 @@ def main(argv):
     if ab_rows:
         print()
         print("A/B: speed after / before (above 1: faster after)")
-        compared = [i for i in range(len(SCHEDULES)) if any(row[4][i] != math.inf for row in ab_rows)]
-        print("| head dim | seq | mask | " + " | ".join(SCHEDULE_NAMES[i] for i in compared)
+        compared = [i for i in range(len(SCHEDULES)) if any(row[5][i] != math.inf for row in ab_rows)]
+        print("| head dim | seq | mask | query heads per K/V head | " + " | ".join(SCHEDULE_NAMES[i] for i in compared)
               + " | best before ms | best after ms | best after / before |")
-        print("|---:|---:|---|" + "---:|" * len(compared) + "---:|---:|---:|")
-        for head_dim, seq, causal, after_ms, before_ms in ab_rows:
+        print("|---:|---:|---|---:|" + "---:|" * len(compared) + "---:|---:|---:|")
+        for head_dim, seq, causal, group, after_ms, before_ms in ab_rows:
             pairs = [(after_ms[i], before_ms[i]) for i in compared]
             both = [(a, b) for a, b in pairs if b != math.inf]
-            print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | "
+            print(f"| {head_dim} | {seq} | {'causal' if causal else 'full'} | {group} | "
                   + " | ".join(f"{b / a:.3f}" if b != math.inf else "-" for a, b in pairs)
                   + f" | {min(b for _, b in both):.3f} | {min(a for a, _ in both):.3f} "
                   f"| {min(b for _, b in both) / min(a for a, _ in both):.3f} |")
-        ratios = [b / a for _, _, _, after_ms, before_ms in ab_rows for a, b in zip(after_ms, before_ms)
+        ratios = [b / a for *_, after_ms, before_ms in ab_rows for a, b in zip(after_ms, before_ms)
                   if b != math.inf]
         best = [min(bb for bb in b if bb != math.inf) / min(aa for aa, bb in zip(a, b) if bb != math.inf)
-                for _, _, _, a, b in ab_rows]
+                for *_, a, b in ab_rows]
         print(f"\nall configurations: after / before {min(ratios):.3f}-{max(ratios):.3f}; "
               f"best of each: {min(best):.3f}-{max(best):.3f}")
     return 0
