@@ -143,31 +143,42 @@ __device__ __forceinline__ void produce(Pipe& pipe, typename Tiles::Storage& sto
   pipe.drain();  // every stage released before the CTA's shared memory goes away
 }
 
+// The writer of a consumer thread's share of its warpgroup's staging boxes.
+using StoreBoxWriter = BoxWriter<BoxOffsets::hoistable>;
+constexpr int groups_per_box = store_box_cols / 8;  // the accumulator's 8-column groups a box holds
+
+// One pass of a warpgroup's epilogue, every thread of it: the accumulator's 8-column groups
+// from first_group on, Boxes boxes' worth, into its staging boxes (BoxWriter places each
+// thread's values in the swizzle; the ordering around them is the StagedStore's), then one
+// TMA store a box to C at (row0, col0 + 64 b). Inlined, as its callers must be.
+template <int Boxes, int N>
+__device__ __forceinline__ void store_box_pass(const StagedStore<Roles>& staged, const StoreBoxWriter& writer,
+                                               const float (&acc)[N], int first_group, StoreBox (&boxes)[Boxes],
+                                               const CUtensorMap* map_c, int row0, int col0) {
+  staged.begin();
+#pragma unroll
+  for (int b = 0; b < Boxes; ++b) writer.write(boxes[b], acc, first_group + b * groups_per_box);
+  staged.store([&] {
+#pragma unroll
+    for (int b = 0; b < Boxes; ++b)
+      ptx::tma_store_2d(map_c, col0 + b * store_box_cols, row0, boxes[b].elems);
+  });
+}
+
 // Accumulators -> C (bf16) through the warpgroup's staging boxes and the tensor copy engine,
-// half the tile's columns at a time (BoxWriter places each thread's values in the swizzled
-// boxes; the ordering around them is the StagedStore's). The consumers have registers to spare
-// through the mainloop, so the compiler may hoist the box addresses out of the tile loop.
+// half the tile's columns at a time. The consumers have registers to spare through the
+// mainloop, so the compiler may hoist the box addresses out of the tile loop.
 // Inlined: a call would pass the accumulators through local memory, and ptxas would serialise
 // the wgmma that write them.
 __device__ __forceinline__ void store_tile(const float (&acc)[accumulators],
                                            StoreBox (&boxes)[store_boxes], const CUtensorMap* map_c,
                                            const Roles& me, int row0, int col0) {
   const StagedStore<Roles> staged(me);
-  const BoxWriter<BoxOffsets::hoistable> writer(AccumulatorPlace(me.thread_in_consumer()));
-  constexpr int groups_per_box = store_box_cols / 8;
+  const StoreBoxWriter writer(AccumulatorPlace(me.thread_in_consumer()));
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    staged.begin();
-#pragma unroll
-    for (int b = 0; b < store_boxes; ++b)
-      writer.write(boxes[b], acc, (half * store_boxes + b) * groups_per_box);
-    staged.store([&] {
-#pragma unroll
-      for (int b = 0; b < store_boxes; ++b)
-        ptx::tma_store_2d(map_c, col0 + half * (block_n / 2) + b * store_box_cols, row0,
-                          boxes[b].elems);
-    });
-  }
+  for (int half = 0; half < 2; ++half)
+    store_box_pass(staged, writer, acc, half * store_boxes * groups_per_box, boxes, map_c, row0,
+                col0 + half * (block_n / 2));
 }
 
 // Signalling consumer warps per CTA: every consumer warp, or with warpgroup_release only the
@@ -179,8 +190,9 @@ __device__ __forceinline__ void store_tile(const float (&acc)[accumulators],
 // next group in flight) orders nothing that needs it.
 template <int Cluster>
 using ConsumerRelease = ReleaseToCluster<Cluster, ReleaseScope::cta>;
-__device__ std::uint32_t signalling_warps(bool warpgroup_release) {
-  return (warpgroup_release ? 1 : 4) * consumer_warpgroups;
+// `readers`: the consumer warpgroups that read (and release) each stage.
+__device__ std::uint32_t signalling_warps(bool warpgroup_release, std::uint32_t readers = consumer_warpgroups) {
+  return (warpgroup_release ? 1 : 4) * readers;
 }
 
 // One consumer warpgroup (all 128 threads): its 64 rows of each tile. Each stage stays held
@@ -241,6 +253,21 @@ __device__ __forceinline__ void init_barriers(typename Ring::Barriers& barriers,
   ptx::prefetch_tensormap(&map_c);
 }
 
+// After one thread's init_barriers, every thread: the roles of the CTA (and in a cluster of
+// every CTA, before any peer's multicast lands) see its barriers initialised. Returns the
+// CTA's rank in its cluster.
+template <int Cluster>
+__device__ __forceinline__ std::uint32_t barriers_ready() {
+  if constexpr (Cluster == 1) {
+    __syncthreads();
+    return 0;
+  } else {
+    ptx::barrier_cluster_arrive();
+    ptx::barrier_cluster_wait();
+    return ptx::cluster_ctarank();
+  }
+}
+
 // The kernel's body, for a tracer. Target: empty, or the GemmTraceTarget of a traced launch. The
 // maps are the kernels' __grid_constant__ parameters (by reference: their addresses are used).
 template <int Cluster, class Tracer, class... Target>
@@ -261,14 +288,7 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
                             ConsumerRelease<Cluster>::empty_arrive_count(signalling_warps(warpgroup_release)),
                             map_a, map_b, map_c);
   }
-  std::uint32_t rank = 0;
-  if constexpr (Cluster == 1) {
-    __syncthreads();
-  } else {
-    ptx::barrier_cluster_arrive();  // every CTA's barriers initialised before any multicast
-    ptx::barrier_cluster_wait();
-    rank = ptx::cluster_ctarank();
-  }
+  const std::uint32_t rank = barriers_ready<Cluster>();
 
   // Launched early (GemmConfig::early_start): the kernel before has finished, and its writes
   // are visible, before any thread reads A or B or writes C. A no-op otherwise.

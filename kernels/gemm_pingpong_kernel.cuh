@@ -24,29 +24,16 @@ struct SharedMemory {
 };
 using Plan = SharedPlan<SharedMemory>;
 
-// Each stage is read by one warpgroup, so its empty barrier counts that warpgroup's signalling
-// warps: all four, or with warpgroup_release only the first.
-__device__ std::uint32_t signalling_warps(bool warpgroup_release) { return warpgroup_release ? 1 : 4; }
-
 // A warpgroup's 128 x 128 accumulators -> C, one 64-row half at a time through its two staging
-// boxes (the ordering around them is the StagedStore's). Inlined for the reason store_tile is.
+// boxes. Inlined for the reason store_tile is.
 __device__ __forceinline__ void store_tile(const float (&acc)[row_halves][accumulators],
                                            StoreBox (&boxes)[boxes_per_half], const CUtensorMap* map_c,
                                            const Roles& me, int row0, int col0) {
   const StagedStore<Roles> staged(me);
-  const BoxWriter<BoxOffsets::hoistable> writer(AccumulatorPlace(me.thread_in_consumer()));
-  constexpr int groups_per_box = store_box_cols / 8;
+  const StoreBoxWriter writer(AccumulatorPlace(me.thread_in_consumer()));
 #pragma unroll
-  for (int half = 0; half < row_halves; ++half) {
-    staged.begin();
-#pragma unroll
-    for (int b = 0; b < boxes_per_half; ++b) writer.write(boxes[b], acc[half], b * groups_per_box);
-    staged.store([&] {
-#pragma unroll
-      for (int b = 0; b < boxes_per_half; ++b)
-        ptx::tma_store_2d(map_c, col0 + b * store_box_cols, row0 + half * 64, boxes[b].elems);
-    });
-  }
+  for (int half = 0; half < row_halves; ++half)
+    store_box_pass(staged, writer, acc[half], 0, boxes, map_c, row0 + half * 64, col0);
 }
 
 // The warpgroups take turns at waiting on their tiles' stages (named barriers 3 and 4: the
@@ -131,11 +118,12 @@ __device__ __forceinline__ void body(const CUtensorMap& map_a, const CUtensorMap
   const Roles me = Roles::this_thread();
   const bool issuer = me.is_producer() && me.warp() == 0 && me.leader();
   if (issuer) {
+    // Each stage is read by one warpgroup: its empty barrier counts that warpgroup's warps.
     init_barriers<Tiles::Pipeline>(storage.barriers,
-                                   ConsumerRelease<1>::empty_arrive_count(signalling_warps(warpgroup_release)),
+                                   ConsumerRelease<1>::empty_arrive_count(signalling_warps(warpgroup_release, 1)),
                                    map_a, map_b, map_c);
   }
-  __syncthreads();
+  barriers_ready<1>();
   ptx::griddepcontrol_wait();
   const Schedule schedule = output_tiles<Tiles, 1>(m, n, group_rows);
   const int k_tiles = k / Tiles::block_k;
