@@ -26,8 +26,9 @@ enum class GemmSchedule {
   // run ahead into the next tile while they store.
   cooperative,
   // Each its own 128 x 128 tile, the CTA's tiles dealt to the two in turn (six stages of 128 x
-  // 64 A and B slices): one warpgroup stores its tile while the other's MMAs run. One CTA a
-  // tile (cluster_m = 1), no traced form.
+  // 64 A and B slices): one warpgroup stores its tile while the other's MMAs run. With
+  // cluster_m = 2 the two CTAs of a cluster take vertically adjacent tiles and share their B
+  // slices (TMA multicast), as the cooperative kernel's clusters do. No traced form.
   pingpong,
 };
 

@@ -27,8 +27,9 @@ using TracedGemmKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, int, in
 // The cooperative kernel for a cluster of `cluster_m` CTAs (1 or 2).
 GemmKernel gemm_kernel_for_cluster(int cluster_m);
 TracedGemmKernel traced_gemm_kernel_for_cluster(int cluster_m);
-// The ping-pong kernel (GemmSchedule::pingpong; gemm_pingpong_kernels.cu), one CTA a tile.
-GemmKernel pingpong_gemm_kernel();
+// The ping-pong kernel (GemmSchedule::pingpong; gemm_pingpong_kernels.cu) for a cluster of
+// `cluster_m` CTAs (1 or 2).
+GemmKernel pingpong_gemm_kernel(int cluster_m);
 
 // Every GEMM kernel's block, and each schedule's dynamic shared memory (its SharedPlan's
 // launch_bytes()).

@@ -56,11 +56,11 @@ bool pingpong(const GemmConfig& config) { return config.schedule == GemmSchedule
 int tile_n(const GemmConfig& config) { return pingpong(config) ? gemm_pingpong_tile_n : gemm_tile_n; }
 
 GemmKernel kernel_for(const GemmConfig& config) {
-  return pingpong(config) ? pingpong_gemm_kernel() : gemm_kernel_for_cluster(config.cluster_m);
+  return pingpong(config) ? pingpong_gemm_kernel(config.cluster_m) : gemm_kernel_for_cluster(config.cluster_m);
 }
 
 // A persistent launch of one CTA per output tile at most (a cluster per cluster_m tiles; the
-// ping-pong kernel's two warpgroups take a tile each, so it may have work for half as many).
+// ping-pong kernel's two warpgroups take a tile each, so it has work for half as many).
 LaunchOptions options_for(int m, int n, const GemmConfig& config, cudaStream_t stream) {
   const std::uint64_t tiles = static_cast<std::uint64_t>(m / gemm_tile_m) * (n / tile_n(config));
   const std::uint64_t items = pingpong(config) ? (tiles + 1) / 2 : tiles;
@@ -98,8 +98,6 @@ const char* rejected(const void* a, const void* b, const void* c, int m, int n, 
     return "cluster_m must be 1 (one CTA a tile) or 2 (2-CTA clusters sharing B)";
   if (config.schedule != GemmSchedule::cooperative && config.schedule != GemmSchedule::pingpong)
     return "schedule must be GemmSchedule::cooperative or GemmSchedule::pingpong";
-  if (pingpong(config) && config.cluster_m != 1)
-    return "GemmSchedule::pingpong runs one CTA a tile: use cluster_m = 1, or the cooperative schedule for clusters";
   if (m <= 0 || m % gemm_tile_m != 0) return "M must be a positive multiple of 128 (the tile's rows)";
   if (m % (gemm_tile_m * config.cluster_m) != 0)
     return "M must be a multiple of 256 with cluster_m = 2 (two tiles a cluster); use cluster_m = 1";
@@ -169,7 +167,7 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
 
 cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas) {
   GemmConfig checked = config;
-  checked.cluster_m = config.cluster_m == 2 && !pingpong(config) ? 2 : 1;
+  checked.cluster_m = config.cluster_m == 2 ? 2 : 1;
   // A problem with more tiles than any grid holds: the grid is what fits at once.
   const LaunchResult grid = launch_grid(kernel_for(checked), options_for(1 << 30, 1 << 24, checked, nullptr));
   if (grid) *ctas = static_cast<int>(grid.grid);

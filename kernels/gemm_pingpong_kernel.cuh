@@ -50,13 +50,17 @@ using MainloopTurns = OrderedTurns<consumer_warpgroups, Roles::threads_per_consu
 // it waits on its tile's first stage only after the other warpgroup has claimed every stage of
 // the tile before (its turn), so the stages before this tile are filled and each wait is on
 // the slot's next phase.
-template <class Pipe>
+//
+// In a cluster (Cluster = 2) the CTAs take vertically adjacent tiles of each cluster item, and
+// each warpgroup takes the same turns in both, so the pair that shares a stage's B (each CTA
+// loads half, multicast into both) consumes it together and releases it in both CTAs.
+template <int Cluster, class Pipe>
 __device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared, const CUtensorMap* map_c,
                                         const Schedule& schedule, int k_tiles, const Roles& me,
-                                        bool warpgroup_release) {
+                                        std::uint32_t rank, bool warpgroup_release) {
   Tiles::Storage& storage = shared.pipeline;
   const std::uint32_t warpgroup = me.consumer();
-  const ConsumerRelease<1> release{me.lane(), !warpgroup_release || me.warp_in_consumer() == 0};
+  const ConsumerRelease<Cluster> release{me.lane(), !warpgroup_release || me.warp_in_consumer() == 0};
   constexpr std::uint32_t half_bytes = 64 * Tiles::block_k * 2;  // rows 64.. of the A slice
   float acc[row_halves][accumulators];
 #pragma unroll
@@ -64,7 +68,7 @@ __device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared, const 
 #pragma unroll
     for (float& x : half) x = 0.0f;
   }
-  const auto tiles = cluster_items<1>(schedule);
+  const auto tiles = cluster_items<Cluster>(schedule);
   const std::uint32_t turns = tiles.size();
   const MainloopTurns mainloop(warpgroup);
   mainloop.open();
@@ -75,7 +79,7 @@ __device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared, const 
       continue;
     }
     mainloop.wait();
-    StageLag<typename Pipe::ConsumerStageType, 1, ConsumerRelease<1>> retiring(release);
+    StageLag<typename Pipe::ConsumerStageType, 1, ConsumerRelease<Cluster>> retiring(release);
     for (int kt = 0; kt < k_tiles; ++kt) {
       auto stage = pipe.acquire_consumer();
       const std::uint32_t a = ptx::shared_address(storage.slot<Tiles::TileA>(stage).elems);
@@ -102,11 +106,13 @@ __device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared, const 
 #pragma unroll
     for (auto& half : acc) ptx::wgmma_fence_operands(half);  // read after the wait
     retiring.flush();
-    store_tile(acc, shared.staging[warpgroup], map_c, me, static_cast<int>(tile.tile_y) * Tiles::block_m,
+    const int tile_row = static_cast<int>(tile.tile_y) * Cluster + static_cast<int>(rank);
+    store_tile(acc, shared.staging[warpgroup], map_c, me, tile_row * Tiles::block_m,
                static_cast<int>(tile.tile_x) * Tiles::block_n);
   }
 }
 
+template <int Cluster>
 __device__ __forceinline__ void body(const CUtensorMap& map_a, const CUtensorMap& map_b,
                                      const CUtensorMap& map_c, int m, int n, int k, int group_rows,
                                      bool warpgroup_release) {
@@ -118,32 +124,34 @@ __device__ __forceinline__ void body(const CUtensorMap& map_a, const CUtensorMap
   const Roles me = Roles::this_thread();
   const bool issuer = me.is_producer() && me.warp() == 0 && me.leader();
   if (issuer) {
-    // Each stage is read by one warpgroup: its empty barrier counts that warpgroup's warps.
-    init_barriers<Tiles::Pipeline>(storage.barriers,
-                                   ConsumerRelease<1>::empty_arrive_count(signalling_warps(warpgroup_release, 1)),
-                                   map_a, map_b, map_c);
+    // Each stage is read by one warpgroup (of each CTA of a cluster): its empty barrier counts
+    // that warpgroup's warps.
+    init_barriers<Tiles::Pipeline>(
+        storage.barriers, ConsumerRelease<Cluster>::empty_arrive_count(signalling_warps(warpgroup_release, 1)),
+        map_a, map_b, map_c);
   }
-  barriers_ready<1>();
+  const std::uint32_t rank = barriers_ready<Cluster>();
   ptx::griddepcontrol_wait();
-  const Schedule schedule = output_tiles<Tiles, 1>(m, n, group_rows);
+  const Schedule schedule = output_tiles<Tiles, Cluster>(m, n, group_rows);
   const int k_tiles = k / Tiles::block_k;
   Tiles::Pipeline pipe(storage.barriers, "gemm ping-pong");
   me.run_with_register_budget<40, 232>(
       [&] {
-        if (issuer) produce<Tiles, 1>(pipe, storage, &map_a, &map_b, schedule, k_tiles, 0);
+        if (issuer) produce<Tiles, Cluster>(pipe, storage, &map_a, &map_b, schedule, k_tiles, rank);
       },
-      [&] { consume(pipe, shared, &map_c, schedule, k_tiles, me, warpgroup_release); });
+      [&] { consume<Cluster>(pipe, shared, &map_c, schedule, k_tiles, me, rank, warpgroup_release); });
   StagedStore<Roles>::finish();  // out where the roles have joined, as the cooperative kernel
 }
 
 }  // namespace pingpong
 
 // The parameters are the cooperative kernel's (GemmKernel), so the launch picks either.
+template <int Cluster>
 __global__ void __launch_bounds__(threads, 1)
     gemm_pingpong_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                          const __grid_constant__ CUtensorMap map_c, int m, int n, int k, int group_rows,
                          bool warpgroup_release) {
-  pingpong::body(map_a, map_b, map_c, m, n, k, group_rows, warpgroup_release);
+  pingpong::body<Cluster>(map_a, map_b, map_c, m, n, k, group_rows, warpgroup_release);
 }
 
 }  // namespace

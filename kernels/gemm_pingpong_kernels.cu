@@ -19,7 +19,9 @@ import linpipe;
 
 namespace linpipe::kernels {
 
-GemmKernel pingpong_gemm_kernel() { return gemm_pingpong_kernel; }
+GemmKernel pingpong_gemm_kernel(int cluster_m) {
+  return cluster_m == 2 ? gemm_pingpong_kernel<2> : gemm_pingpong_kernel<1>;
+}
 
 std::size_t pingpong_gemm_shared_bytes() { return pingpong::Plan::launch_bytes(); }
 

@@ -150,13 +150,15 @@ int trace_mode(const char* path, Shape s, GemmTraceRoles roles) {
   return cmp.relative_error == 0.0 && cmp.non_finite == 0 ? 0 : 1;
 }
 
-// linpipe's ping-pong schedule: each consumer warpgroup its own 128 x 128 tile.
+// linpipe's ping-pong schedule: each consumer warpgroup its own 128 x 128 tile; then in 2-CTA
+// clusters sharing B.
 constexpr GemmConfig pingpong_config{1, 16, false, false, GemmSchedule::pingpong};
+constexpr GemmConfig pingpong_cluster_config{2, 16, false, false, GemmSchedule::pingpong};
 
 // --once: every contender once per shape, unchecked and untimed, for a profiler (ncu names the
 // kernels cuBLAS and cuBLASLt run per shape, with their grid and cluster shape): cuBLAS,
-// linpipe's 1-CTA, 2-CTA and ping-pong kernels, each algorithm of cuBLASLt's heuristic, then its
-// pick.
+// linpipe's 1-CTA, 2-CTA and ping-pong (1-CTA, 2-CTA) kernels, each algorithm of cuBLASLt's
+// heuristic, then its pick.
 int once_mode(const std::vector<Shape>& shapes) {
   const AnchorLibraries libraries;
   for (const Shape& s : shapes) {
@@ -167,14 +169,15 @@ int once_mode(const std::vector<Shape>& shapes) {
     BENCH_CHECK(fill_random_bf16(a, std::size_t(s.m) * s.k, 21));
     BENCH_CHECK(fill_random_bf16(b, std::size_t(s.n) * s.k, 22));
     CUBLAS_CHECK(cublas_gemm(libraries.handle, a, b, c, s));
-    for (const GemmConfig config : {GemmConfig{1}, GemmConfig{2}, pingpong_config}) {
+    for (const GemmConfig config : {GemmConfig{1}, GemmConfig{2}, pingpong_config, pingpong_cluster_config}) {
       BENCH_CHECK(gemm_bf16(a, b, c, s.m, s.n, s.k, config));
     }
     const linpipe::bench::CublasLtAnchor lt(libraries.lt_handle, a, b, c, s.m, s.n, s.k, libraries.lt_workspace,
                                             AnchorLibraries::lt_workspace_bytes, 8, 1, 1);
     if (lt.ok()) BENCH_CHECK(lt.run());
     BENCH_CHECK(cudaDeviceSynchronize());
-    std::printf("once %dx%dx%d: cuBLAS, linpipe 1-CTA, 2-CTA and ping-pong, cuBLASLt's %d algorithms, its pick\n", s.m,
+    std::printf("once %dx%dx%d: cuBLAS, linpipe 1-CTA, 2-CTA, ping-pong 1-CTA and 2-CTA, cuBLASLt's %d algorithms, "
+                "its pick\n", s.m,
                 s.n, s.k, lt.tried());
     for (void* p : {a, b, c}) BENCH_CHECK(cudaFree(p));
   }
@@ -219,13 +222,14 @@ int main(int argc, char** argv) {
                                {4096, 4096, 1024}, {16384, 1024, 4096}};
   if (only.m > 0) shapes = {shapes.front(), only};
   if (once) return once_mode({shapes.begin() + 1, shapes.end()});  // the tiny shape is for checks
-  // Then the default launched early (programmatic dependent launch) and the ping-pong schedule,
-  // checked like the rest.
-  const GemmConfig variants[6] = {{1}, {2}, {1, 16, true}, {2, 16, true}, {1, 16, false, true}, pingpong_config};
+  // Then the default launched early (programmatic dependent launch) and the ping-pong schedule
+  // (1-CTA, 2-CTA), checked like the rest.
+  const GemmConfig variants[7] = {{1}, {2}, {1, 16, true}, {2, 16, true}, {1, 16, false, true}, pingpong_config,
+                                  pingpong_cluster_config};
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
-  for (const GemmConfig& config : {variants[0], variants[1], variants[5]}) {
+  for (const GemmConfig& config : {variants[0], variants[1], variants[5], variants[6]}) {
     int ctas = 0;
     BENCH_CHECK(gemm_bf16_grid_ctas(config, &ctas));
     std::printf("linpipe cluster %d%s: persistent grid of %d CTAs\n", config.cluster_m,
@@ -254,10 +258,10 @@ int main(int argc, char** argv) {
     double wg1_tflops, wg2_tflops;  // warpgroup_release: 1-CTA, 2-CTA
     double lt_tflops;
     double early_tflops;  // the default launched early
-    double pingpong_tflops;
+    double pingpong_tflops, pingpong_cluster_tflops;
     int lt_tried;
-    // cuBLAS, cuBLASLt, linpipe, ping-pong: TFLOP/s of their slowest and fastest round
-    double low[4], high[4];
+    // cuBLAS, cuBLASLt, linpipe, ping-pong, ping-pong 2-CTA: TFLOP/s of their slowest and fastest round
+    double low[5], high[5];
     linpipe::bench::GpuState before, after;
   };
   std::vector<Row> rows;
@@ -333,10 +337,11 @@ int main(int argc, char** argv) {
         case 6: return gemm_bf16(a, b, c, s.m, s.n, s.k, wg2);
         case 7: return lt.run();
         case 8: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[4]);
-        default: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[5]);
+        case 9: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[5]);
+        default: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[6]);
       }
     };
-    constexpr int contenders = 10;
+    constexpr int contenders = 11;
     const int warmup = std::max(20, static_cast<int>(2e14 / flops));  // ~0.3 s: clocks up
     for (int i = 0; i < warmup; ++i) BENCH_CHECK(launch(i % contenders));
     BENCH_CHECK(cudaDeviceSynchronize());
@@ -364,10 +369,10 @@ int main(int argc, char** argv) {
     double tflops[contenders];
     for (int which = 0; which < contenders; ++which) tflops[which] = flops / median(ms[which]) / 1e9;
     Row row{s, tflops[0], tflops[1], tflops[2], error, ratios.front(), ratios.back(),
-            tflops[3], tflops[4], tflops[5], tflops[6], tflops[7], tflops[8], tflops[9], lt.tried(), {}, {},
-            before, linpipe::bench::read_gpu_state()};
-    const int ranged[4] = {0, 7, 1, 9};  // cuBLAS, cuBLASLt, linpipe, ping-pong
-    for (int i = 0; i < 4; ++i) {
+            tflops[3], tflops[4], tflops[5], tflops[6], tflops[7], tflops[8], tflops[9], tflops[10], lt.tried(),
+            {}, {}, before, linpipe::bench::read_gpu_state()};
+    const int ranged[5] = {0, 7, 1, 9, 10};  // cuBLAS, cuBLASLt, linpipe, ping-pong, ping-pong 2-CTA
+    for (int i = 0; i < 5; ++i) {
       const auto [fastest, slowest] = std::minmax_element(ms[ranged[i]].begin(), ms[ranged[i]].end());
       row.low[i] = flops / *slowest / 1e9;
       row.high[i] = flops / *fastest / 1e9;
@@ -426,20 +431,23 @@ int main(int argc, char** argv) {
                 r.cluster_tflops, r.cluster_tflops / r.cublas_tflops, r.error);
   }
   std::printf("\nanchors, TFLOP/s: median [slowest-fastest round] of %d interleaved rounds; linpipe (the default, "
-              "cooperative) and its ping-pong schedule against the faster anchor; the GPU (SM clock, power, "
-              "temperature) before and after each shape's rounds\n"
-              "%-16s %21s %25s %21s %7s %21s %7s %18s %18s\n", rounds, "M x N x K", "cuBLAS",
-              "cuBLASLt (algorithms)", "linpipe", "/best", "ping-pong", "/best", "GPU before", "GPU after");
+              "cooperative) and its ping-pong schedule (1-CTA, 2-CTA) against the faster anchor; the GPU (SM clock, "
+              "power, temperature) before and after each shape's rounds\n"
+              "%-16s %21s %25s %21s %7s %21s %7s %21s %7s %18s %18s\n", rounds, "M x N x K", "cuBLAS",
+              "cuBLASLt (algorithms)", "linpipe", "/best", "ping-pong", "/best", "ping-pong 2-CTA", "/best",
+              "GPU before", "GPU after");
   for (const Row& r : rows) {
-    char shape[32], cells[4][48];
+    char shape[32], cells[5][48];
     std::snprintf(shape, sizeof shape, "%dx%dx%d", r.s.m, r.s.n, r.s.k);
-    const double median_of[4] = {r.cublas_tflops, r.lt_tflops, r.linpipe_tflops, r.pingpong_tflops};
-    for (int i = 0; i < 4; ++i)
+    const double median_of[5] = {r.cublas_tflops, r.lt_tflops, r.linpipe_tflops, r.pingpong_tflops,
+                                 r.pingpong_cluster_tflops};
+    for (int i = 0; i < 5; ++i)
       std::snprintf(cells[i], sizeof cells[i], "%.1f [%.1f-%.1f]", median_of[i], r.low[i], r.high[i]);
     const double best_anchor = std::max(r.cublas_tflops, r.lt_tflops);
-    std::printf("%-16s %21s %20s (%2d) %21s %7.3f %21s %7.3f %18s %18s\n", shape, cells[0], cells[1], r.lt_tried,
-                cells[2], r.linpipe_tflops / best_anchor, cells[3], r.pingpong_tflops / best_anchor,
-                linpipe::bench::describe(r.before).c_str(), linpipe::bench::describe(r.after).c_str());
+    std::printf("%-16s %21s %20s (%2d) %21s %7.3f %21s %7.3f %21s %7.3f %18s %18s\n", shape, cells[0], cells[1],
+                r.lt_tried, cells[2], r.linpipe_tflops / best_anchor, cells[3], r.pingpong_tflops / best_anchor,
+                cells[4], r.pingpong_cluster_tflops / best_anchor, linpipe::bench::describe(r.before).c_str(),
+                linpipe::bench::describe(r.after).c_str());
   }
   std::printf("\nearly start (GemmConfig::early_start: each launch's start under the last one's end), TFLOP/s,"
               " median of the same rounds\n%-16s %8s %8s %8s %8s\n", "M x N x K", "linpipe", "early", "ratio",

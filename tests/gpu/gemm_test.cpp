@@ -114,7 +114,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmMatchesCublas,
 
 // The ping-pong schedule: N a multiple of 128 only (a tile count that leaves one warpgroup of
 // a CTA without a tile), one tile in all, fewer tiles than two per SM, many more, K of one
-// slice and K past the six-stage ring, and one releasing warp per warpgroup.
+// slice and K past the six-stage ring, and one releasing warp per warpgroup; then the same in
+// 2-CTA clusters (one cluster item in all, an odd count of items per cluster).
 constexpr GemmSchedule pingpong = GemmSchedule::pingpong;
 INSTANTIATE_TEST_SUITE_P(PingPong, GemmMatchesCublas,
                          ::testing::Values(Shape{128, 128, 64, 1, false, pingpong},
@@ -122,7 +123,12 @@ INSTANTIATE_TEST_SUITE_P(PingPong, GemmMatchesCublas,
                                            Shape{1024, 1152, 1024, 1, false, pingpong},
                                            Shape{2048, 4096, 256, 1, false, pingpong},
                                            Shape{4096, 2176, 1088, 1, false, pingpong},
-                                           Shape{2304, 4352, 704, 1, true, pingpong}));
+                                           Shape{2304, 4352, 704, 1, true, pingpong},
+                                           Shape{256, 128, 64, 2, false, pingpong},
+                                           Shape{512, 640, 320, 2, false, pingpong},
+                                           Shape{2048, 4096, 256, 2, false, pingpong},
+                                           Shape{4096, 2176, 1088, 2, false, pingpong},
+                                           Shape{2304, 4352, 704, 2, true, pingpong}));
 
 float bf16_value(std::uint16_t bits) {
   const std::uint32_t word = std::uint32_t{bits} << 16;
@@ -186,7 +192,9 @@ TEST(GemmSanitizer, SmallShape) {
   for (const GemmConfig config : {GemmConfig{1}, GemmConfig{2}, GemmConfig{1, 16, true},
                                   GemmConfig{2, 16, true}, GemmConfig{1, 16, false, true},
                                   GemmConfig{1, 16, false, false, GemmSchedule::pingpong},
-                                  GemmConfig{1, 16, true, false, GemmSchedule::pingpong}}) {
+                                  GemmConfig{1, 16, true, false, GemmSchedule::pingpong},
+                                  GemmConfig{2, 16, false, false, GemmSchedule::pingpong},
+                                  GemmConfig{2, 16, true, false, GemmSchedule::pingpong}}) {
     LINPIPE_CUDA_OK(gemm_bf16(a, b, c, m, n, k, config));
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
   }
@@ -323,8 +331,9 @@ TEST(GemmShapes, BadShapesAreRejectedWithAReason) {
 }
 
 // Runs without a GPU: what the ping-pong schedule takes (N a multiple of 128 where the
-// cooperative tile needs 256) and what it refuses (clusters, tracing), each with its reason.
-TEST(GemmShapes, PingPongSchedulesItsOwnShapesAndRefusesClustersAndTracing) {
+// cooperative tile needs 256) and what it refuses (clusters along an M of odd tile count,
+// tracing), each with its reason.
+TEST(GemmShapes, PingPongSchedulesItsOwnShapesAndRefusesTracing) {
   using linpipe::kernels::gemm_bf16;
   using linpipe::kernels::gemm_bf16_traced;
   using linpipe::kernels::GemmConfig;
@@ -343,9 +352,9 @@ TEST(GemmShapes, PingPongSchedulesItsOwnShapesAndRefusesClustersAndTracing) {
   why = nullptr;
   GemmConfig clustered = pingpong;
   clustered.cluster_m = 2;
-  EXPECT_EQ(gemm_bf16(fake, fake, fake, 256, 256, 64, clustered, nullptr, &why), cudaErrorInvalidValue);
+  EXPECT_EQ(gemm_bf16(fake, fake, fake, 384, 128, 64, clustered, nullptr, &why), cudaErrorInvalidValue);
   ASSERT_NE(why, nullptr);
-  EXPECT_NE(std::string(why).find("cluster_m = 1"), std::string::npos) << why;
+  EXPECT_NE(std::string(why).find("multiple of 256"), std::string::npos) << why;
   why = nullptr;
   EXPECT_EQ(gemm_bf16_traced(fake, fake, fake, 128, 256, 64, pingpong, fake, 1, 16, nullptr, &why),
             cudaErrorInvalidValue);
