@@ -91,8 +91,11 @@ struct AttentionConfig {
 // - Head dim 64, seq >= 2048, every query head its own K/V head: three consumer warpgroups, in
 //   order (the extra warps hide the softmax; below seq 2048 a 192-row block has too few K/V
 //   tiles to repay its longer prologue and epilogue); causal from seq 4096 also dynamic.
-//   Grouped heads keep two warpgroups, so that a CTA can pack them.
-// - Head dim 64 below seq 2048: in order; causal: overlapped and dynamic.
+// - Head dim 64 below seq 2048, every query head its own K/V head: in order; causal:
+//   overlapped and dynamic.
+// - Head dim 64 with grouped heads: overlapped, three warpgroups and dynamic (a 192-row block
+//   grid leaves each head a short last block), except causal below seq 2048: two warpgroups
+//   with a group's heads packed into a CTA, not dynamic.
 // - Head dim 128, full mask: in order up to seq 2048, overlapped above; not dynamic (every
 //   block has the same length, and at seq 512 the dynamic grid measured 15% slower).
 // - Head dim 128, causal: in order, persistent and dynamic up to seq 1024; above that
@@ -101,7 +104,8 @@ struct AttentionConfig {
 //   overlapped, persistent up to seq 4096, above that ping-pong on a CTA per query block.
 // The head-dim-128 half was refitted on two H100 runs of the build that gave head dim 128 its
 // second Q stage (docs/benchmarks.md, seventeenth session), its grouped cases on three H100
-// runs at 8 query heads per K/V head (twenty-second session); the rest on both GPUs.
+// runs at 8 query heads per K/V head (twenty-second session); head dim 64's grouped cases the
+// same way (twenty-third session); the rest on both GPUs.
 AttentionConfig attention_config_for(const AttentionShape& shape);
 
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually

@@ -220,7 +220,14 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
   config.persistent = true;
   if (shape.head_dim == 64) {
     const bool grouped = kv_heads_of(shape) != shape.heads;
-    if (shape.seq >= 2048 && !grouped) {
+    if (grouped) {
+      // Overlapped; three warpgroups (a CTA a query head) and the dynamic order (192-row
+      // blocks leave a short last one a head) but for causal below seq 2048, where packing
+      // two warpgroups' heads into a CTA wins.
+      config.overlap_softmax = true;
+      config.query_warpgroups = shape.causal && shape.seq < 2048 ? 2 : 3;
+      config.dynamic = config.query_warpgroups == 3;
+    } else if (shape.seq >= 2048) {
       config.query_warpgroups = 3;
       config.dynamic = shape.causal && shape.seq >= 4096;
     } else {
