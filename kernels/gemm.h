@@ -79,7 +79,15 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
                              unsigned per_slice, GemmTraceRoles roles,
                              cudaStream_t stream = nullptr, const char** why = nullptr);
 
-// The same with the default GemmConfig.
+// The configuration gemm_bf16 uses when none is given, per shape from what was measured
+// (docs/benchmarks.md): the cooperative schedule on one CTA a tile where N is a multiple of
+// 256 (fastest, or level with every other schedule and with its 2-CTA clusters, at the
+// benchmark's seven shapes); otherwise the ping-pong schedule, which takes N in multiples of
+// 128, in 2-CTA clusters where M is a multiple of 256 (they beat its 1-CTA form at six of
+// those seven shapes in two H100 runs). A shape neither schedule takes gets the cooperative
+// configuration, which gemm_bf16 rejects with its reason.
+GemmConfig gemm_config_for(int m, int n, int k);
+// The same with gemm_config_for(m, n, k).
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       cudaStream_t stream = nullptr, const char** why = nullptr);
 

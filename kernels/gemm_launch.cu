@@ -132,9 +132,18 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
   return launch_gemm(kernel_for(config), a, b, c, m, n, k, config, stream, why);
 }
 
+GemmConfig gemm_config_for(int m, int n, int /*k*/) {
+  GemmConfig config;
+  if (n > 0 && n % gemm_tile_n != 0 && n % gemm_pingpong_tile_n == 0) {
+    config.schedule = GemmSchedule::pingpong;
+    config.cluster_m = m > 0 && m % (2 * gemm_tile_m) == 0 ? 2 : 1;
+  }
+  return config;
+}
+
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       cudaStream_t stream, const char** why) {
-  return gemm_bf16(a, b, c, m, n, k, GemmConfig{}, stream, why);
+  return gemm_bf16(a, b, c, m, n, k, gemm_config_for(m, n, k), stream, why);
 }
 
 cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n, int k,

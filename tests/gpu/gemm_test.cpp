@@ -29,12 +29,13 @@ struct Shape {
   int cluster_m = 1;
   bool warpgroup_release = false;
   GemmSchedule schedule = GemmSchedule::cooperative;
+  bool by_rule = false;  // gemm_bf16 without a config: gemm_config_for picks it
 };
 
 void PrintTo(const Shape& s, std::ostream* os) {
   *os << s.m << "x" << s.n << "x" << s.k << " cluster " << s.cluster_m
       << (s.warpgroup_release ? " wg-release" : "")
-      << (s.schedule == GemmSchedule::pingpong ? " ping-pong" : "");
+      << (s.schedule == GemmSchedule::pingpong ? " ping-pong" : "") << (s.by_rule ? " by rule" : "");
 }
 
 class GemmMatchesCublas : public ::testing::TestWithParam<Shape> {};
@@ -65,7 +66,8 @@ TEST_P(GemmMatchesCublas, RandomInputs) {
               CUBLAS_STATUS_SUCCESS);
     const char* why = nullptr;
     const GemmConfig config{s.cluster_m, 16, s.warpgroup_release, false, s.schedule};
-    LINPIPE_CUDA_OK(gemm_bf16(a, b, c, s.m, s.n, s.k, config, nullptr, &why));
+    LINPIPE_CUDA_OK(s.by_rule ? gemm_bf16(a, b, c, s.m, s.n, s.k, nullptr, &why)
+                              : gemm_bf16(a, b, c, s.m, s.n, s.k, config, nullptr, &why));
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
     ASSERT_EQ(cublasDestroy(handle), CUBLAS_STATUS_SUCCESS);
     Bf16Comparison cmp{};
@@ -129,6 +131,14 @@ INSTANTIATE_TEST_SUITE_P(PingPong, GemmMatchesCublas,
                                            Shape{2048, 4096, 256, 2, false, pingpong},
                                            Shape{4096, 2176, 1088, 2, false, pingpong},
                                            Shape{2304, 4352, 704, 2, true, pingpong}));
+
+// gemm_bf16 without a config (gemm_config_for): N a multiple of 256 (cooperative), N of 128s
+// only with M of 256s (ping-pong in 2-CTA clusters) and with an odd count of 128-row tiles
+// (ping-pong, one CTA a tile).
+INSTANTIATE_TEST_SUITE_P(DefaultRule, GemmMatchesCublas,
+                         ::testing::Values(Shape{384, 768, 320, 1, false, GemmSchedule::cooperative, true},
+                                           Shape{512, 640, 320, 1, false, GemmSchedule::cooperative, true},
+                                           Shape{384, 640, 320, 1, false, GemmSchedule::cooperative, true}));
 
 float bf16_value(std::uint16_t bits) {
   const std::uint32_t word = std::uint32_t{bits} << 16;
@@ -328,6 +338,36 @@ TEST(GemmShapes, BadShapesAreRejectedWithAReason) {
   EXPECT_NE(why, nullptr);
   EXPECT_EQ(gemm_bf16(fake, fake, fake, 256, 256, 64, GemmConfig{3}, nullptr, &why),
             cudaErrorInvalidValue);
+}
+
+// Runs without a GPU: the configuration gemm_bf16 picks when given none, as gemm.h states it.
+TEST(GemmShapes, DefaultConfigurationRule) {
+  using linpipe::kernels::gemm_config_for;
+  struct RuleCase {
+    int m, n;
+    GemmSchedule schedule;
+    int cluster_m;
+  };
+  const RuleCase cases[] = {
+      {4096, 4096, GemmSchedule::cooperative, 1}, {384, 768, GemmSchedule::cooperative, 1},
+      {512, 640, GemmSchedule::pingpong, 2},      {384, 640, GemmSchedule::pingpong, 1},
+      {128, 128, GemmSchedule::pingpong, 1},      {256, 128, GemmSchedule::pingpong, 2},
+      {256, 200, GemmSchedule::cooperative, 1},  // no schedule takes it: the cooperative reason
+  };
+  for (const RuleCase& want : cases) {
+    const linpipe::kernels::GemmConfig c = gemm_config_for(want.m, want.n, 1024);
+    SCOPED_TRACE(testing::Message() << want.m << "x" << want.n);
+    EXPECT_EQ(c.schedule, want.schedule);
+    EXPECT_EQ(c.cluster_m, want.cluster_m);
+    EXPECT_EQ(c.group_rows, linpipe::kernels::GemmConfig{}.group_rows);
+    EXPECT_FALSE(c.warpgroup_release);
+    EXPECT_FALSE(c.early_start);
+  }
+  alignas(16) static unsigned char fake[64];  // never dereferenced: rejected first
+  const char* why = nullptr;
+  EXPECT_EQ(linpipe::kernels::gemm_bf16(fake, fake, fake, 256, 200, 64, nullptr, &why), cudaErrorInvalidValue);
+  ASSERT_NE(why, nullptr);
+  EXPECT_NE(std::string(why).find("GemmSchedule::pingpong"), std::string::npos) << why;
 }
 
 // Runs without a GPU: what the ping-pong schedule takes (N a multiple of 128 where the
