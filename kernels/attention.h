@@ -88,11 +88,10 @@ struct AttentionConfig {
 // The configuration attention_bf16 uses when none is given: per shape, the fastest of the
 // configurations measured (docs/benchmarks.md has the tables), put as a rule. A persistent
 // grid (a CTA per SM: the next block's loads run under this block's stores) except where said.
-// - Head dim 64, seq >= 2048, every query head its own K/V head: three consumer warpgroups, in
-//   order (the extra warps hide the softmax; below seq 2048 a 192-row block has too few K/V
-//   tiles to repay its longer prologue and epilogue); causal from seq 4096 also dynamic.
-// - Head dim 64 below seq 2048, every query head its own K/V head: in order; causal:
-//   overlapped and dynamic.
+// - Head dim 64, every query head its own K/V head, full mask: in order below seq 2048; from
+//   2048 overlapped with three consumer warpgroups (the extra warps hide the softmax; below
+//   2048 a 192-row block has too few K/V tiles to repay its longer prologue and epilogue).
+//   Causal: overlapped and dynamic, with three warpgroups from seq 4096.
 // - Head dim 64 with grouped heads: overlapped, three warpgroups and dynamic (a 192-row block
 //   grid leaves each head a short last block), except causal below seq 2048: two warpgroups
 //   with a group's heads packed into a CTA, not dynamic.
@@ -104,8 +103,8 @@ struct AttentionConfig {
 //   overlapped, persistent up to seq 4096, above that ping-pong on a CTA per query block.
 // The head-dim-128 half was refitted on two H100 runs of the build that gave head dim 128 its
 // second Q stage (docs/benchmarks.md, seventeenth session), its grouped cases on three H100
-// runs at 8 query heads per K/V head (twenty-second session); head dim 64's grouped cases the
-// same way (twenty-third session); the rest on both GPUs.
+// runs at 8 query heads per K/V head (twenty-second session); head dim 64 on three H100 runs
+// (grouped) and two (one K/V head a query head) of the twenty-third session's build.
 AttentionConfig attention_config_for(const AttentionShape& shape);
 
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually

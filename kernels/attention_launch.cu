@@ -227,12 +227,15 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
       config.overlap_softmax = true;
       config.query_warpgroups = shape.causal && shape.seq < 2048 ? 2 : 3;
       config.dynamic = config.query_warpgroups == 3;
-    } else if (shape.seq >= 2048) {
-      config.query_warpgroups = 3;
-      config.dynamic = shape.causal && shape.seq >= 4096;
+    } else if (shape.causal) {
+      // Overlapped and dynamic; three warpgroups from seq 4096.
+      config.overlap_softmax = true;
+      config.dynamic = true;
+      config.query_warpgroups = shape.seq >= 4096 ? 3 : 2;
     } else {
-      config.overlap_softmax = shape.causal;
-      config.dynamic = shape.causal;
+      // In order below seq 2048; from 2048 overlapped with three warpgroups.
+      config.overlap_softmax = shape.seq >= 2048;
+      config.query_warpgroups = shape.seq >= 2048 ? 3 : 2;
     }
   } else if (kv_heads_of(shape) != shape.heads) {
     // Grouped heads, either mask: overlapped; persistent while blocks are few (up to seq
