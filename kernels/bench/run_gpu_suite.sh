@@ -15,12 +15,14 @@ for t in cuda_import_test $(cd "$dir" && ls gpu_*_test gpu_*_test_release 2>/dev
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED|^cuda_import_test|^linpipe: |^child: " "$logs/$t.log"
 done
 # BINARY:FILTER pairs. One tile per CTA where a part's test has a choice: racecheck reports a
-# refilled bulk-copy slot as a hazard it cannot see ordered (docs/benchmarks.md).
+# refilled bulk-copy slot as a hazard it cannot see ordered (docs/benchmarks.md). The graph
+# test's early-start chains are left out: racecheck did not finish them in 140 s, and the
+# sanitizers run one kernel at a time, so gpu_early_start_test's cases stand for early start.
 sanitized=(
   "gpu_stream_copy_test:StreamCopySanitizer.*"
   "gpu_gemm_test:GemmSanitizer.*" "gpu_gemm_test_release:GemmSanitizer.*"
   "gpu_attention_test:*s127*:*s129*:*s300d64Causal*:AttentionHeads.*"
-  "gpu_attention_graph_test:*"
+  "gpu_attention_graph_test:AttentionGraph.*"
   "gpu_rmsnorm_test_release:Widths/RmsNorm.Linpipe*/n4096_rows8001:Widths/RmsNorm.Linpipe*/n8192_rows603"
   "gpu_kernel_parts_test_release:KernelParts.OneShot*" "gpu_ordered_turns_test_release:*"
   "gpu_staged_store_test:*" "gpu_dynamic_schedule_test:*EveryItem*"
