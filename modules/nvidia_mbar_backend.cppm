@@ -181,8 +181,8 @@ class NvidiaMbarBackend {
   LINPIPE_DEVICE bool count_empty_arrival(std::uint32_t stage, std::uint32_t lap)
     requires(debug_checks)
   {
-    auto* counter = (long long*)(bars_ + 2 * NumStages + 2 + stage);
-    const std::uint64_t total = static_cast<std::uint64_t>(__nvvm_atom_add_gen_ll(counter, 1)) + 1;
+    const auto before = static_cast<std::uint64_t>(__nvvm_atom_add_gen_ll(empty_arrivals_counted(stage), 1));
+    const std::uint64_t total = before + 1;
     return total <= (std::uint64_t{lap} + 1) * empty_expected_arrivals(stage);
   }
 
@@ -248,8 +248,12 @@ class NvidiaMbarBackend {
   LINPIPE_DEVICE std::uint64_t* empty(std::uint32_t stage) const {
     return (std::uint64_t*)(bars_ + NumStages + stage);
   }
+  // The debug words after the two init words: a counter per slot, then a claimed lap per slot.
+  LINPIPE_DEVICE long long* empty_arrivals_counted(std::uint32_t stage) const {
+    return (long long*)(bars_ + 2 * NumStages + 2 + stage);
+  }
   LINPIPE_DEVICE long long* claimed_lap(std::uint32_t stage) const {
-    return (long long*)(bars_ + 3 * NumStages + 2 + stage);
+    return empty_arrivals_counted(NumStages + stage);
   }
   LINPIPE_DEVICE std::uint64_t init_token() const {
     return detail::barrier_init_token(ptx::shared_address(full(0)));

@@ -6,8 +6,9 @@
 Prints duration, grid size, cluster shape (where ncu's LaunchStats gave it), tensor pipe
 activity, DRAM throughput (of peak, and read and write GB/s), L2 hit rate, issue-slot use and
 the three largest warp stall reasons (stalled warps per issued instruction) of each kernel
-whose name matches REGEX (default: every kernel that ran longer than 50 us), its name cut to --name-width characters (cuBLAS's names carry the tile and
-cluster shape far in). A metric ncu did not collect shows as '-'.
+whose name matches REGEX (default: every kernel that ran longer than 50 us), its name cut to
+--name-width characters (cuBLAS's names carry the tile and cluster shape far in). A metric ncu
+did not collect shows as '-'.
 """
 import argparse
 import csv
