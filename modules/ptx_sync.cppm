@@ -36,6 +36,17 @@ LINPIPE_DEVICE inline bool elect_one_sync(std::uint32_t member_mask = 0xffffffff
   return leader != 0;
 }
 
+// shfl.sync.idx.b32 d, value, 0, 0x1f, 0xffffffff;
+// PTX ISA 6.0, SM_30. Lane 0's `value` in every lane; all 32 lanes execute it together. For a
+// value that is already the same in every lane, such as the warp's index: ptxas cannot tell
+// that threadIdx.x / 32 is, but takes the broadcast's result as warp-uniform, so what is
+// computed from it (a branch on the warpgroup, the pipeline state a warpgroup keeps under it,
+// the wgmma descriptors built from that) may live in uniform registers instead of being moved
+// there (R2UR) before each use.
+LINPIPE_DEVICE inline std::uint32_t warp_uniform(std::uint32_t value) {
+  return static_cast<std::uint32_t>(__nvvm_shfl_sync_idx_i32(0xffffffffu, static_cast<int>(value), 0, 0x1f));
+}
+
 // No instruction: `value` unchanged, but the compiler can no longer hoist what is computed from
 // it out of the enclosing loop. For per-thread addresses that cost an instruction or two to
 // compute where they are used and registers across the whole loop if hoisted: an epilogue's

@@ -55,8 +55,13 @@ class WarpRoles {
     return WarpRoles(thread);
   }
 #if defined(__CUDA__)
-  // The calling thread's roles. A 1-D block of exactly `threads` threads is assumed.
-  LINPIPE_DEVICE static WarpRoles this_thread() { return WarpRoles(__nvvm_read_ptx_sreg_tid_x()); }
+  // The calling thread's roles. A 1-D block of exactly `threads` threads is assumed, and all 32
+  // lanes of the warp call it together: the warp index is lane 0's (ptx::warp_uniform), so
+  // ptxas knows every value the roles give but lane() is the same across the warp.
+  LINPIPE_DEVICE static WarpRoles this_thread() {
+    const std::uint32_t thread = __nvvm_read_ptx_sreg_tid_x();
+    return WarpRoles(thread, ptx::warp_uniform(thread / 32));
+  }
 #endif
 
   LINPIPE_HOST_DEVICE constexpr bool is_producer() const { return warp_ < ProducerWarps; }
@@ -159,6 +164,8 @@ class WarpRoles {
  private:
   LINPIPE_HOST_DEVICE constexpr explicit WarpRoles(std::uint32_t thread)
       : thread_(thread), warp_(thread / 32) {}
+  LINPIPE_HOST_DEVICE constexpr WarpRoles(std::uint32_t thread, std::uint32_t warp)
+      : thread_(thread), warp_(warp) {}
 
   std::uint32_t thread_;
   std::uint32_t warp_;
