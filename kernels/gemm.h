@@ -80,12 +80,20 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
                              cudaStream_t stream = nullptr, const char** why = nullptr);
 
 // The configuration gemm_bf16 uses when none is given, per shape from what was measured
-// (docs/benchmarks.md): the cooperative schedule on one CTA a tile where N is a multiple of
-// 256 (fastest, or level with every other schedule and with its 2-CTA clusters, at the
-// benchmark's seven shapes); otherwise the ping-pong schedule, which takes N in multiples of
-// 128, in 2-CTA clusters where M is a multiple of 256 (they beat its 1-CTA form at six of
-// those seven shapes in two H100 runs). A shape neither schedule takes gets the cooperative
-// configuration, which gemm_bf16 rejects with its reason.
+// (docs/benchmarks.md):
+// - K up to gemm_pingpong_max_k, N a multiple of 128: the ping-pong schedule. With few
+//   k-steps a tile, the cooperative kernel's epilogue (both warpgroups store, the tensor cores
+//   idle) is a large share of each tile; the ping-pong stores one warpgroup's tile while the
+//   other's MMAs run (4096x4096x1024 on an H100: 1.04x at base clocks, 1.03x in two
+//   benchmark runs, against the cooperative kernel).
+// - Otherwise N a multiple of 256: the cooperative schedule on one CTA a tile (fastest, or
+//   level with every other schedule and with its 2-CTA clusters, at the benchmark's other six
+//   shapes).
+// - Otherwise N a multiple of 128: the ping-pong schedule.
+// The ping-pong runs in 2-CTA clusters where M is a multiple of 256 (they beat its 1-CTA form
+// at six of those seven shapes in two H100 runs). A shape neither schedule takes gets the
+// cooperative configuration, which gemm_bf16 rejects with its reason.
+inline constexpr int gemm_pingpong_max_k = 1024;
 GemmConfig gemm_config_for(int m, int n, int k);
 // The same with gemm_config_for(m, n, k).
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,

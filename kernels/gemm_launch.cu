@@ -132,9 +132,10 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
   return launch_gemm(kernel_for(config), a, b, c, m, n, k, config, stream, why);
 }
 
-GemmConfig gemm_config_for(int m, int n, int /*k*/) {
+GemmConfig gemm_config_for(int m, int n, int k) {
   GemmConfig config;
-  if (n > 0 && n % gemm_tile_n != 0 && n % gemm_pingpong_tile_n == 0) {
+  const bool cooperative_takes_n = n % gemm_tile_n == 0;
+  if (n > 0 && n % gemm_pingpong_tile_n == 0 && (!cooperative_takes_n || k <= gemm_pingpong_max_k)) {
     config.schedule = GemmSchedule::pingpong;
     config.cluster_m = m > 0 && m % (2 * gemm_tile_m) == 0 ? 2 : 1;
   }

@@ -344,19 +344,28 @@ TEST(GemmShapes, BadShapesAreRejectedWithAReason) {
 TEST(GemmShapes, DefaultConfigurationRule) {
   using linpipe::kernels::gemm_config_for;
   struct RuleCase {
-    int m, n;
+    int m, n, k;
     GemmSchedule schedule;
     int cluster_m;
   };
+  constexpr int short_k = linpipe::kernels::gemm_pingpong_max_k;
   const RuleCase cases[] = {
-      {4096, 4096, GemmSchedule::cooperative, 1}, {384, 768, GemmSchedule::cooperative, 1},
-      {512, 640, GemmSchedule::pingpong, 2},      {384, 640, GemmSchedule::pingpong, 1},
-      {128, 128, GemmSchedule::pingpong, 1},      {256, 128, GemmSchedule::pingpong, 2},
-      {256, 200, GemmSchedule::cooperative, 1},  // no schedule takes it: the cooperative reason
+      // N a multiple of 256: cooperative, unless K is short enough for the ping-pong.
+      {4096, 4096, 4096, GemmSchedule::cooperative, 1},
+      {4096, 4096, short_k + 64, GemmSchedule::cooperative, 1},
+      {4096, 4096, short_k, GemmSchedule::pingpong, 2},
+      {384, 768, 320, GemmSchedule::pingpong, 1},
+      {384, 768, 2048, GemmSchedule::cooperative, 1},
+      // N a multiple of 128 only: the ping-pong at every K.
+      {512, 640, 4096, GemmSchedule::pingpong, 2},
+      {384, 640, 1024, GemmSchedule::pingpong, 1},
+      {128, 128, 64, GemmSchedule::pingpong, 1},
+      {256, 128, 8192, GemmSchedule::pingpong, 2},
+      {256, 200, 1024, GemmSchedule::cooperative, 1},  // no schedule takes it: the cooperative reason
   };
   for (const RuleCase& want : cases) {
-    const linpipe::kernels::GemmConfig c = gemm_config_for(want.m, want.n, 1024);
-    SCOPED_TRACE(testing::Message() << want.m << "x" << want.n);
+    const linpipe::kernels::GemmConfig c = gemm_config_for(want.m, want.n, want.k);
+    SCOPED_TRACE(testing::Message() << want.m << "x" << want.n << "x" << want.k);
     EXPECT_EQ(c.schedule, want.schedule);
     EXPECT_EQ(c.cluster_m, want.cluster_m);
     EXPECT_EQ(c.group_rows, linpipe::kernels::GemmConfig{}.group_rows);
