@@ -10,7 +10,9 @@ opcode (the instruction's first word after any predicate), the largest first, as
 the kernel's samples; then the per-reason columns (where the page has them) summed over the
 kernel. Two kernels with the same work but different speed show where the slower one waits:
 on its barriers (SYNCS, BAR), the tensor core (WGMMA), shared memory (STS, LDS) or the bulk
-copies (UBLKCP, UTMASTG).
+copies (UBLKCP, UTMASTG). A warp waiting at a barrier is sampled at the instruction after it
+(the ping-pong GEMM's warpgroup waiting for its turn shows as the MUFU after its BAR.SYNC), so
+read an opcode's share together with the reasons.
 """
 import argparse
 import collections
