@@ -57,7 +57,7 @@ class WarpRoles {
 #if defined(__CUDA__)
   // The calling thread's roles. A 1-D block of exactly `threads` threads is assumed, and all 32
   // lanes of the warp call it together: the warp index is lane 0's (ptx::warp_uniform), so
-  // ptxas knows every value the roles give but lane() is the same across the warp.
+  // ptxas knows that every value the roles give, lane() aside, is the same across the warp.
   LINPIPE_DEVICE static WarpRoles this_thread() {
     const std::uint32_t thread = __nvvm_read_ptx_sreg_tid_x();
     return WarpRoles(thread, ptx::warp_uniform(thread / 32));
