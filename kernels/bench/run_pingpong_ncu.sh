@@ -7,7 +7,7 @@
 # (shared-memory and L2 throughput), compute workload (tensor pipe) and warp states.
 # Then the same kernels' warp-state samples by SASS opcode (SourceCounters; sass_stalls.py):
 # where each one's warps wait. The report and the source page stay in OUT.
-# Usage: run_pingpong_ncu.sh DIR OUT   (DIR: gemm_bench, sass_stalls.py)   SHAPE (default 4096x4096x1024)
+# Usage: run_pingpong_ncu.sh DIR OUT   (DIR: gemm_bench, sass_stalls.py, ncu_summary.py)   SHAPE (default 4096x4096x1024)
 set -uo pipefail
 dir=$1 out=$2
 source "$(dirname "$0")/run_common.sh"

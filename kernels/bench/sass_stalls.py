@@ -21,14 +21,9 @@ import io
 import re
 import sys
 
+from ncu_summary import number  # staged beside this script
+
 PREDICATE = re.compile(r"^@!?U?P\w+\s+")
-
-
-def number(text):
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
 
 
 def opcode(source):
