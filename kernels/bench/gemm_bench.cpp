@@ -264,6 +264,19 @@ int main(int argc, char** argv) {
     double low[5], high[5];
     linpipe::bench::GpuState before, after;
   };
+  // The default's figure: gemm_config_for's pick, which for every shape that runs here is one
+  // of the timed kernels (cooperative 1-CTA, or the ping-pong on one CTA or in 2-CTA clusters).
+  struct DefaultPick {
+    const char* name;
+    double tflops;
+  };
+  const auto default_pick = [](const Row& r) {
+    const GemmConfig pick = gemm_config_for(r.s.m, r.s.n, r.s.k);
+    if (pick.schedule == GemmSchedule::pingpong)
+      return pick.cluster_m == 2 ? DefaultPick{"ping-pong 2-CTA", r.pingpong_cluster_tflops}
+                                 : DefaultPick{"ping-pong", r.pingpong_tflops};
+    return pick.cluster_m == 2 ? DefaultPick{"2-CTA", r.cluster_tflops} : DefaultPick{"cooperative", r.linpipe_tflops};
+  };
   std::vector<Row> rows;
   bool ok = true;
   std::uint64_t seed = 2026;
@@ -430,12 +443,13 @@ int main(int argc, char** argv) {
                 r.linpipe_tflops, r.linpipe_tflops / r.cublas_tflops, r.ratio_min, r.ratio_max,
                 r.cluster_tflops, r.cluster_tflops / r.cublas_tflops, r.error);
   }
-  std::printf("\nanchors, TFLOP/s: median [slowest-fastest round] of %d interleaved rounds; linpipe (the default, "
-              "cooperative) and its ping-pong schedule (1-CTA, 2-CTA) against the faster anchor; the GPU (SM clock, "
-              "power, temperature) before and after each shape's rounds\n"
-              "%-16s %21s %25s %21s %7s %21s %7s %21s %7s %18s %18s\n", rounds, "M x N x K", "cuBLAS",
-              "cuBLASLt (algorithms)", "linpipe", "/best", "ping-pong", "/best", "ping-pong 2-CTA", "/best",
-              "GPU before", "GPU after");
+  std::printf("\nanchors, TFLOP/s: median [slowest-fastest round] of %d interleaved rounds; linpipe's cooperative "
+              "kernel (1-CTA) and its ping-pong schedule (1-CTA, 2-CTA) against the faster anchor, and the default "
+              "(gemm_bf16 without a config: gemm_config_for's pick of those three); the GPU (SM clock, power, "
+              "temperature) before and after each shape's rounds\n"
+              "%-16s %21s %25s %21s %7s %21s %7s %21s %7s %-15s %7s %18s %18s\n", rounds, "M x N x K", "cuBLAS",
+              "cuBLASLt (algorithms)", "cooperative", "/best", "ping-pong", "/best", "ping-pong 2-CTA", "/best",
+              "default", "/best", "GPU before", "GPU after");
   for (const Row& r : rows) {
     char shape[32], cells[5][48];
     std::snprintf(shape, sizeof shape, "%dx%dx%d", r.s.m, r.s.n, r.s.k);
@@ -444,9 +458,11 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 5; ++i)
       std::snprintf(cells[i], sizeof cells[i], "%.1f [%.1f-%.1f]", median_of[i], r.low[i], r.high[i]);
     const double best_anchor = std::max(r.cublas_tflops, r.lt_tflops);
-    std::printf("%-16s %21s %20s (%2d) %21s %7.3f %21s %7.3f %21s %7.3f %18s %18s\n", shape, cells[0], cells[1],
-                r.lt_tried, cells[2], r.linpipe_tflops / best_anchor, cells[3], r.pingpong_tflops / best_anchor,
-                cells[4], r.pingpong_cluster_tflops / best_anchor, linpipe::bench::describe(r.before).c_str(),
+    const DefaultPick pick = default_pick(r);
+    std::printf("%-16s %21s %20s (%2d) %21s %7.3f %21s %7.3f %21s %7.3f %-15s %7.3f %18s %18s\n", shape, cells[0],
+                cells[1], r.lt_tried, cells[2], r.linpipe_tflops / best_anchor, cells[3],
+                r.pingpong_tflops / best_anchor, cells[4], r.pingpong_cluster_tflops / best_anchor, pick.name,
+                pick.tflops / best_anchor, linpipe::bench::describe(r.before).c_str(),
                 linpipe::bench::describe(r.after).c_str());
   }
   std::printf("\nearly start (GemmConfig::early_start: each launch's start under the last one's end), TFLOP/s,"
