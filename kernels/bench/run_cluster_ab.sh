@@ -12,7 +12,7 @@ print_gpu
 run_tests "$out" gpu_gemm_test gpu_gemm_test_release
 sanitize "$out" gpu_gemm_test_release 'GemmSanitizer.*'
 ncu --section SpeedOfLight --section WarpStateStats --kernel-name "regex:(^|::)gemm_kernel" \
-  --launch-skip 4 --launch-count 2 "$dir/gemm_bench" --quick --shape 4096x4096x4096 \
+  --launch-skip "$(gemm_tiny_launches "$dir/gemm_bench")" --launch-count 2 "$dir/gemm_bench" --quick --shape 4096x4096x4096 \
   > "$out/gemm_cluster_ncu.txt" 2>&1 || status=1
 grep -E "gemm_kernel<|Duration|Compute \(SM\) Throughput|Warp Cycles Per Issued|cycles being stalled" \
   "$out/gemm_cluster_ncu.txt" | sed 's/  */ /g' | cut -c1-110

@@ -3,7 +3,9 @@
 # command and records a failure in $status without stopping; `run_tests LOGDIR BIN...` runs
 # each GoogleTest binary from $dir, logs it to LOGDIR/BIN.log and prints its verdict and the
 # first failures; `sanitize LOGDIR BIN FILTER [SECONDS]` runs synccheck and racecheck on BIN's
-# tests matching FILTER (each tool within SECONDS if given) and prints each one's summary.
+# tests matching FILTER (each tool within SECONDS if given) and prints each one's summary;
+# `gemm_tiny_launches BIN` prints how many gemm_kernel launches BIN's `--shape` run makes on the
+# tiny check shape before the shape's own (for ncu's --launch-skip: it differs between builds).
 status=0
 # The early-start test's cases for the sanitizers: they run one kernel at a time, where the case
 # that times an early start cannot hold.
@@ -29,4 +31,9 @@ sanitize() {
       > "$logs/sanitizer_${bin}_$tool.log" 2>&1
     echo "$tool $bin: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) ' "$logs/sanitizer_${bin}_$tool.log" | tr '\n' ' ')"
   done
+}
+gemm_tiny_launches() {
+  # --shape of the tiny shape itself: both shapes are checked alike, and neither is timed.
+  "$1" --quick --shape 256x256x64 2>/dev/null | grep -E '^check +256x +256x +64 cluster' | grep -vc 'ping-pong' |
+    awk '{print $1 / 2}'
 }

@@ -2,8 +2,9 @@
 # A/B of the GEMM and attention against BEFORE's builds (issue 28, item 6) where the card's
 # heat cannot tilt it: ncu times each build's kernel at base clocks (--clock-control base, its
 # default), alternating before and after per shape (GEMM_REPS times each). gemm_bench --shape
-# checks the tiny shape (4 launches), then the shape's four variants: skipping 4 and profiling
-# 2 gives the default (one CTA a tile) and the 2-CTA cluster. Then attention_bench.py --before
+# checks the tiny shape first, then the shape's variants, the 1-CTA and 2-CTA cooperative
+# kernels first: skipping the tiny check's gemm_kernel launches (counted per build: a newer
+# gemm_bench checks more variants) and profiling 2 gives those two. Then attention_bench.py --before
 # at the shapes where the best configuration was slower after (quick rounds, boost clocks).
 # Usage: run_fixed_clock_ab.sh DIR BEFORE OUT
 #   GEMM_SHAPES (default the benchmark's seven), GEMM_REPS (default 1),
@@ -12,6 +13,8 @@ set -uo pipefail
 dir=$1 before=$2 out=$3
 source "$(dirname "$0")/run_common.sh"
 print_gpu
+skip_before=$(gemm_tiny_launches "$before/gemm_bench") skip_after=$(gemm_tiny_launches "$dir/gemm_bench")
+echo "gemm_kernel launches in the tiny check: before $skip_before, after $skip_after"
 shapes=${GEMM_SHAPES:-2048x2048x2048 4096x4096x4096 8192x8192x8192 8192x4096x2048 2048x8192x8192 4096x4096x1024 16384x1024x4096}
 : > "$out/gemm_ncu.txt"
 for rep in $(seq "${GEMM_REPS:-1}"); do
@@ -19,7 +22,8 @@ for rep in $(seq "${GEMM_REPS:-1}"); do
     order="before after"; [ $((rep % 2)) = 0 ] && order="after before"
     for side in $order; do
       bin=$([ $side = before ] && echo "$before" || echo "$dir")/gemm_bench
-      ncu --print-units base --kernel-name "regex:(^|::)gemm_kernel" --launch-skip 4 --launch-count 2 \
+      skip=$([ $side = before ] && echo "$skip_before" || echo "$skip_after")
+      ncu --print-units base --kernel-name "regex:(^|::)gemm_kernel" --launch-skip "$skip" --launch-count 2 \
         --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second "$bin" --quick --shape "$shape" 2>&1 |
         awk -v side=$side -v shape=$shape -v rep=$rep \
           '/gemm_kernel<1>/{c=1} /gemm_kernel<2>/{c=2} /gpu__time_duration.sum/{print rep, shape, side, "cluster", c, $NF, $(NF-1)}' \
