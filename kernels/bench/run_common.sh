@@ -30,6 +30,11 @@ sanitize() {
     run timeout "$limit" compute-sanitizer --tool $tool --error-exitcode 9 "$dir/$bin" --gtest_filter="$filter" \
       > "$logs/sanitizer_${bin}_$tool.log" 2>&1
     echo "$tool $bin: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) ' "$logs/sanitizer_${bin}_$tool.log" | tr '\n' ' ')"
+    # A filter that matches nothing passes "0 tests" and checks nothing: a failure of the script.
+    if grep -q '^\[  PASSED  \] 0 tests' "$logs/sanitizer_${bin}_$tool.log"; then
+      echo "FAILED: $tool $bin: --gtest_filter=$filter matched no test"
+      status=1
+    fi
   done
 }
 gemm_tiny_launches() {
