@@ -95,16 +95,16 @@ struct AttentionConfig {
 // - Head dim 64 with grouped heads: overlapped, three warpgroups and dynamic (a 192-row block
 //   grid leaves each head a short last block), except causal below seq 2048: two warpgroups
 //   with a group's heads packed into a CTA, not dynamic.
-// - Head dim 128, full mask: in order up to seq 2048, overlapped above; not dynamic (every
-//   block has the same length, and at seq 512 the dynamic grid measured 15% slower).
-// - Head dim 128, causal: in order, persistent and dynamic up to seq 1024; above that
-//   overlapped, on a CTA per query block (not persistent).
+// - Head dim 128, full mask: overlapped at every seq; not dynamic (every block has the same
+//   length, and at seq 512 the dynamic grid measured 15% slower).
+// - Head dim 128, causal: persistent and dynamic up to seq 2048 (in order up to 1024,
+//   overlapped at 2048); above that overlapped, on a CTA per query block (not persistent).
 // - Head dim 128 with grouped heads (fewer K/V heads than query heads), either mask:
 //   overlapped, persistent up to seq 4096, above that ping-pong on a CTA per query block.
-// The head-dim-128 half was refitted on two H100 runs of the build that gave head dim 128 its
-// second Q stage (docs/benchmarks.md, seventeenth session), its grouped cases on three H100
-// runs at 8 query heads per K/V head (twenty-second session); head dim 64 on three H100 runs
-// (grouped) and two (one K/V head a query head) of the twenty-third session's build.
+// Head dim 128 with a K/V head per query head was refitted on two H100 runs of the build with
+// warp-uniform roles (docs/benchmarks.md, twenty-fifth session), its grouped cases on three
+// H100 runs at 8 query heads per K/V head (twenty-second session); head dim 64 on three H100
+// runs (grouped) and two (one K/V head a query head) of the twenty-third session's build.
 AttentionConfig attention_config_for(const AttentionShape& shape);
 
 // Computes O (and LSE, unless lse is null) on `stream`. scale: the softmax scale, usually

@@ -244,14 +244,14 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
     config.persistent = shape.seq <= 4096;
     config.pingpong = !config.persistent;
   } else if (!shape.causal) {
-    // In order while a query block's K/V tiles are few, overlapped above seq 2048.
-    config.overlap_softmax = shape.seq > 2048;
+    // Full mask: overlapped at every seq.
+    config.overlap_softmax = true;
   } else {
-    // Causal: in order, persistent and dynamic while blocks are few (up to seq 1024), then
-    // overlapped on a CTA per block.
-    config.persistent = shape.seq <= 1024;
+    // Causal: persistent and dynamic while blocks are few (up to seq 2048), in order up to
+    // seq 1024 and overlapped at 2048; above that overlapped on a CTA per block.
+    config.persistent = shape.seq <= 2048;
     config.dynamic = config.persistent;
-    config.overlap_softmax = !config.persistent;
+    config.overlap_softmax = shape.seq > 1024;
   }
   return config;
 }

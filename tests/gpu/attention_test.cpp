@@ -467,11 +467,12 @@ TEST(AttentionArguments, PackedHeadsRule) {
 }
 
 // The default configuration's rule (attention_config_for), as attention.h states it, shape by
-// shape: a persistent grid but for head dim 128 causal above seq 1024, which is overlapped on a
-// CTA per block, and head dim 128 with grouped heads above seq 4096, which is overlapped
-// ping-pong on a CTA per block (overlapped and persistent below); at head dim 64 overlapped but
-// for the full mask below seq 2048, three warpgroups from seq 2048 (full) or 4096 (causal) with
-// a K/V head per query head, and with grouped heads at every seq but causal below 2048.
+// shape: a persistent grid but for head dim 128 causal above seq 2048, which is overlapped on a
+// CTA per block (below: dynamic, in order up to seq 1024), and head dim 128 with grouped heads
+// above seq 4096, which is overlapped ping-pong on a CTA per block (overlapped and persistent
+// below); head dim 128 full overlapped at every seq; at head dim 64 overlapped but for the full
+// mask below seq 2048, three warpgroups from seq 2048 (full) or 4096 (causal) with a K/V head
+// per query head, and with grouped heads at every seq but causal below 2048.
 TEST(AttentionArguments, DefaultConfigurationRule) {
   struct RuleCase {
     int head_dim, seq;
@@ -490,10 +491,11 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
       {64, 16384, true, 16, true, true, 3},   {64, 4096, false, 2, true, true, 3},
       {64, 4096, true, 1, true, true, 3},      {64, 512, false, 2, true, true, 3},
       {64, 1024, true, 2, true, false, 2},     {64, 2048, true, 4, true, true, 3},
-      {128, 512, false, 16, false, false, 2},
-      {128, 512, true, 16, false, true, 2},    {128, 1024, false, 16, false, false, 2},
+      {128, 512, false, 16, true, false, 2},
+      {128, 512, true, 16, false, true, 2},    {128, 1024, false, 16, true, false, 2},
       {128, 1024, true, 16, false, true, 2},   {128, 1024, true, 2, true, false, 2},
-      {128, 2048, false, 16, false, false, 2}, {128, 2048, true, 16, true, false, 2, false},
+      {128, 2048, false, 16, true, false, 2},  {128, 2048, true, 16, true, true, 2},
+      {128, 1536, true, 16, true, true, 2},    {128, 2560, true, 16, true, false, 2, false},
       {128, 3072, true, 16, true, false, 2, false}, {128, 4096, true, 2, true, false, 2},
       {128, 8192, true, 2, true, false, 2, false, true}, {128, 3072, false, 16, true, false, 2},
       {128, 4096, false, 16, true, false, 2},  {128, 8192, false, 16, true, false, 2},
