@@ -13,7 +13,7 @@
 # DIR: the staged executables (scripts/stage_device_run.sh, or a subfolder holding
 # gpu_attention_test, liblinpipe_attention.so, attention_bench.py, gemm_bench,
 # liblinpipe_rmsnorm.so, rmsnorm_bench.py, run_common.sh and run_fixed_clock_ab.sh). BEFORE:
-# gemm_bench from 695ba5a.
+# gemm_bench from 695ba5a (scripts/stage_before_build.sh 695ba5a puts it in out/before-695ba5a).
 # Usage: run_owed_checks.sh DIR BEFORE OUT a|b
 set -uo pipefail
 dir=$1 before=$2 out=$3 part=$4
