@@ -162,8 +162,7 @@ class WarpRoles {
 #endif
 
  private:
-  LINPIPE_HOST_DEVICE constexpr explicit WarpRoles(std::uint32_t thread)
-      : thread_(thread), warp_(thread / 32) {}
+  LINPIPE_HOST_DEVICE constexpr explicit WarpRoles(std::uint32_t thread) : WarpRoles(thread, thread / 32) {}
   LINPIPE_HOST_DEVICE constexpr WarpRoles(std::uint32_t thread, std::uint32_t warp)
       : thread_(thread), warp_(warp) {}
 
