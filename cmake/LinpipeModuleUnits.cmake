@@ -31,6 +31,8 @@ set(LINPIPE_MODULE_PARTITIONS
   warp_roles
   work_schedule
   dynamic_schedule
+  stream_k
+  partial_flags
   ordered_turns
   mbar_ordered_turns
   store_epilogue

@@ -49,6 +49,8 @@ enum class ReportKind : std::uint32_t {
   // A DrainedTrace's ring: `stage` is the side (0 records, 1 release times), `lap` its count.
   trace_ring_full,
   consumer_laps_ahead,
+  // PartialFlags' backstop: `barriers` is the flags, `stage` the slot.
+  partial_never_published,
 };
 
 // One GPU report as the device writes it into zero-copy host memory (see DeviceReports).
@@ -163,6 +165,13 @@ LINPIPE_HOST_DEVICE constexpr ReportText report_text(ReportKind kind, Role role)
               "run a TraceDrainer's drain(ring) for every TraceRing a DrainedTrace records into "
               "(e.g. on an idle warp's lanes), and reset() each ring before the barrier that "
               "starts the roles"};
+    case ReportKind::partial_never_published:
+      return {"wait for a shared tile's partial sum exceeded its budget (the CTA of this slot "
+              "never published it)",
+              "run the grid the StreamKSchedule was made for (every CTA of it resident at once), "
+              "publish each item that publishes() from its CTA's own slot after a barrier with "
+              "the threads that wrote it, and zero the flags once when they are allocated (each "
+              "launch leaves them at zero; a launch that failed part way may not)"};
   }
   return {"unknown report", "this is a linpipe bug; please report it"};
 }
@@ -181,6 +190,8 @@ struct LocationText {
     if (is_turn_report(kind)) {
       std::snprintf(text, sizeof(text), "ordered turns '%s' (barriers 0x%llx) party %u turn %u",
                     name, barriers, stage, lap);
+    } else if (kind == ReportKind::partial_never_published) {
+      std::snprintf(text, sizeof(text), "partial flags '%s' (0x%llx) slot %u", name, barriers, stage);
     } else if (kind == ReportKind::trace_ring_full) {
       std::snprintf(text, sizeof(text), "trace ring 0x%llx role %s, %s %u", barriers, role_name(role),
                     stage == 0 ? "record" : "claim", lap);

@@ -32,6 +32,8 @@ export import :storage;
 export import :warp_roles;
 export import :work_schedule;
 export import :dynamic_schedule;
+export import :stream_k;
+export import :partial_flags;
 export import :ordered_turns;
 export import :mbar_ordered_turns;
 export import :store_epilogue;

@@ -102,6 +102,23 @@ LINPIPE_DEVICE inline void st_relaxed_cta(std::uint32_t shared_address, std::uin
   asm volatile("st.relaxed.cta.shared::cta.u64 [%0], %1;" ::"r"(shared_address), "l"(value) : "memory");
 }
 
+// ld.acquire.gpu.global.u32 / st.release.gpu.global.u32 / st.relaxed.gpu.global.u32
+// PTX ISA 6.0, SM_70. A flag in global memory handed between CTAs of a launch: what the writer
+// ordered before its release store (its own accesses, and through a barrier its CTA's) is
+// visible to a thread whose acquire load saw the store. The relaxed store has no order of its
+// own: it sets a flag back to rest, which no one in the launch reads again.
+LINPIPE_DEVICE inline std::uint32_t ld_acquire_gpu(const std::uint32_t* address) {
+  std::uint32_t value;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"(address) : "memory");
+  return value;
+}
+LINPIPE_DEVICE inline void st_release_gpu(std::uint32_t* address, std::uint32_t value) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
+}
+LINPIPE_DEVICE inline void st_relaxed_gpu(std::uint32_t* address, std::uint32_t value) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
+}
+
 // nanosleep.u32 ns;
 // PTX ISA 6.3, SM_70. Suspends the thread for up to about `ns` nanoseconds: a poller's pause
 // that leaves its issue slots to the warps doing the work.
