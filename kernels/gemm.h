@@ -11,6 +11,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 namespace linpipe::kernels {
 
 // The tile one CTA computes; M, N and K must be multiples of these.
@@ -32,6 +34,21 @@ enum class GemmSchedule {
   pingpong,
 };
 
+// Whether the grid's last waves are shared by k-steps.
+enum class GemmSplit {
+  // Each CTA computes whole tiles. A grid of P CTAs on T tiles runs ceil(T / P) waves, the last
+  // with T mod P of the P SMs busy.
+  none,
+  // Stream-K (cooperative schedule, cluster_m = 1): the last partial wave and one whole wave
+  // before it are shared out by k-steps, every CTA the same number; a CTA whose share of a tile
+  // starts past its first k-step leaves its fp32 partial in `workspace` for the CTA that holds
+  // the tile's first k-steps, which adds them and stores the tile. The sum's order is fixed,
+  // so a shape's result is the same on every run (it may differ from GemmSplit::none's in the
+  // last bits: fp32 partials are added in another order). Where the waves are already even
+  // (or there is less than one), nothing is split and the launch runs as GemmSplit::none.
+  stream_k,
+};
+
 struct GemmConfig {
   // 1: each CTA loads its own A and B tiles. 2: 2-CTA clusters along M (M a multiple of 256);
   // the two CTAs' tiles share a B tile, each loads half of it, multicast into both.
@@ -49,6 +66,21 @@ struct GemmConfig {
   // early-started too.
   bool early_start = false;
   GemmSchedule schedule = GemmSchedule::cooperative;
+  GemmSplit split = GemmSplit::none;
+  // GemmSplit::stream_k's partial sums and flags: device memory of at least
+  // gemm_bf16_workspace_bytes(config) bytes, 16-byte aligned, zeroed once before its first
+  // launch (every launch leaves it as it needs it: no reset between launches or a CUDA graph's
+  // replays). Launches that may run at the same time need one each.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+  // GemmSplit::stream_k: the whole waves shared by k-steps with the last partial one, 0 or 1.
+  // 1 gives each CTA at least one tile's k-steps (fewer partials to add); 0 keeps fewer tiles'
+  // operands in flight while the CTAs' runs start at different k-steps (see docs/benchmarks.md).
+  int stream_k_shared_waves = 1;
+  // GemmSplit::stream_k: each shared tile's k-steps rotated so that the CTA with its largest
+  // share reads them in step with the whole waves (linpipe::KStepOrder::in_phase): CTAs reading
+  // one A or B block read its k-slices at about the same time, as in the whole waves.
+  bool stream_k_in_phase = false;
 };
 
 // Computes C = A x B^T on `stream` (device pointers, 16-byte aligned, C not overlapping A or
@@ -59,6 +91,9 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
                       const char** why = nullptr);
 // The CTAs a large launch with this config keeps resident (its persistent grid), for reports.
 cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas);
+// The workspace a launch with this config needs on the current device (0 without a split):
+// a partial-sum slot and its flags for each CTA of its largest grid.
+cudaError_t gemm_bf16_workspace_bytes(const GemmConfig& config, std::size_t* bytes);
 
 // A traced launch (linpipe:trace), e.g. for gemm_bench --trace: the producer's warp and the
 // first warp of each consumer warpgroup (warps 0, 4 and 8) record their role's waits, claims,

@@ -106,34 +106,63 @@ __device__ Schedule::Items cluster_items(const Schedule& schedule) {
   return schedule.items(blockIdx.x / Cluster, gridDim.x / Cluster);
 }
 
+// The stream-K form (GemmSplit::stream_k; one CTA a tile, no cluster): the same tiles in the
+// same order, the last partial wave and one whole wave before it shared out by k-steps among
+// the grid's CTAs (linpipe::StreamKSchedule). Each CTA's items are its run of k-steps, then its
+// whole tiles.
+using SplitSchedule = StreamKSchedule<GroupedRowsOrder>;
+template <class Tiles>
+__device__ SplitSchedule::Items split_items(int m, int n, int k_tiles, int group_rows, std::uint32_t shared_waves,
+                                            KStepOrder k_order) {
+  return SplitSchedule(TileSpace{{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), 1},
+                                 {Tiles::block_n, Tiles::block_m, 1}},
+                       GroupedRowsOrder{static_cast<std::uint32_t>(group_rows)},
+                       static_cast<std::uint32_t>(k_tiles), gridDim.x, shared_waves, k_order)
+      .items(blockIdx.x);
+}
+
+// An item's tile and k-steps: a whole tile's every k-step, or a stream-K item's share.
+__device__ __forceinline__ const WorkItem& tile_of(const WorkItem& item) { return item; }
+__device__ __forceinline__ const WorkItem& tile_of(const SplitItem& item) { return item.tile; }
+__device__ __forceinline__ int k_begin_of(const WorkItem&) { return 0; }
+__device__ __forceinline__ int k_begin_of(const SplitItem& item) { return static_cast<int>(item.k_begin); }
+__device__ __forceinline__ int k_end_of(const WorkItem&, int k_tiles) { return k_tiles; }
+__device__ __forceinline__ int k_end_of(const SplitItem& item, int) { return static_cast<int>(item.k_end); }
+// The k-step loaded at step kt of the item's order (a stream-K tile's may be rotated).
+__device__ __forceinline__ int k_step_of(const WorkItem&, int kt) { return kt; }
+__device__ __forceinline__ int k_step_of(const SplitItem& item, int kt) {
+  return static_cast<int>(item.k_step(static_cast<std::uint32_t>(kt)));
+}
+
 // One lane: each k-slice of each of this CTA's tiles into the next empty stage. In a cluster,
 // this CTA's share of B (rows rank * block_n / Cluster ...) goes to every CTA of the cluster,
 // completing on the same stage's full barrier in each; the full barrier expects the whole
 // stage (its own A, every CTA's share of B).
-template <class Tiles, int Cluster, class Pipe>
+template <class Tiles, int Cluster, class Pipe, class Items>
 __device__ __forceinline__ void produce(Pipe& pipe, typename Tiles::Storage& storage,
                                         const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                        const Schedule& schedule, int k_tiles,
-                                        std::uint32_t rank) {
+                                        const Items& items, int k_tiles, std::uint32_t rank) {
   using TileA = typename Tiles::TileA;
   using TileB = typename Tiles::TileB;
   constexpr int block_m = Tiles::block_m, block_n = Tiles::block_n, block_k = Tiles::block_k;
   constexpr int b_rows = block_n / Cluster;
-  for (const WorkItem tile : cluster_items<Cluster>(schedule)) {
+  for (const auto item : items) {
+    const WorkItem& tile = tile_of(item);
     const int tn = static_cast<int>(tile.tile_x);
     const int tm = static_cast<int>(tile.tile_y) * Cluster + static_cast<int>(rank);
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    for (int kt = k_begin_of(item), k_end = k_end_of(item, k_tiles); kt < k_end; ++kt) {
       auto stage = pipe.acquire_producer();
       pipe.mark_issue(stage);  // traced builds: the TMA loads go out now
       std::uint16_t* a = storage.template slot<TileA>(stage).elems;
       std::uint16_t* b = storage.template slot<TileB>(stage).elems;
       const auto full = stage.mbar();
       full.arrive_expect_tx(Tiles::Storage::payload_bytes);  // own A, every CTA's share of B
-      ptx::tma_load_2d(a, map_a, kt * block_k, tm * block_m, full.address());
+      const int k0 = k_step_of(item, kt) * block_k;
+      ptx::tma_load_2d(a, map_a, k0, tm * block_m, full.address());
       if constexpr (Cluster == 1) {
-        ptx::tma_load_2d(b, map_b, kt * block_k, tn * block_n, full.address());
+        ptx::tma_load_2d(b, map_b, k0, tn * block_n, full.address());
       } else {
-        ptx::tma_load_2d_multicast(b + rank * b_rows * block_k, map_b, kt * block_k,
+        ptx::tma_load_2d_multicast(b + rank * b_rows * block_k, map_b, k0,
                                    tn * block_n + static_cast<int>(rank) * b_rows, full.address(),
                                    static_cast<std::uint16_t>((1u << Cluster) - 1));
       }
@@ -195,14 +224,67 @@ __device__ std::uint32_t signalling_warps(bool warpgroup_release, std::uint32_t 
   return (warpgroup_release ? 1 : 4) * readers;
 }
 
+// A launch without a split: every item is a whole tile, stored as it is.
+struct NoSplit {};
+template <int N>
+__device__ __forceinline__ bool settle(const WorkItem&, float (&)[N], const NoSplit&, const Roles&) {
+  return true;
+}
+
+// A stream-K launch's partial sums: slot cta x consumer_warpgroups + warpgroup holds one
+// warpgroup's 64 x 256 fp32 in accumulator order (16-byte vector i of thread t at i x 128 + t:
+// each warp's stores and loads are 512 contiguous bytes), its flag in `partials.flags`.
+constexpr int partial_vectors = accumulators / 4;  // float4s a consumer thread holds
+__device__ __forceinline__ float4* partial_slot(const GemmPartials& partials, std::uint32_t slot) {
+  return reinterpret_cast<float4*>(partials.sums) +
+         static_cast<std::size_t>(slot) * partial_vectors * Roles::threads_per_consumer;
+}
+
+// A stream-K item's accumulators before the store, every thread of a consumer warpgroup. A later
+// part of a shared tile goes to this CTA's slot, published for the tile's finisher: false,
+// nothing to store. The first part adds each peer's partial, in peer order (the same sum on
+// every run): true, store the tile. A whole tile: true. Inlined, as store_tile.
+template <int N>
+__device__ __forceinline__ bool settle(const SplitItem& item, float (&acc)[N], const GemmPartials& partials,
+                                       const Roles& me) {
+  static_assert(N == partial_vectors * 4, "a slot holds one consumer thread's accumulators");
+  const PartialFlags flags(partials.flags, "gemm stream-K");
+  const std::uint32_t thread = me.thread_in_consumer();
+  if (item.publishes()) {
+    const std::uint32_t slot = blockIdx.x * consumer_warpgroups + me.consumer();
+    float4* out = partial_slot(partials, slot) + thread;
+#pragma unroll
+    for (int i = 0; i < partial_vectors; ++i)
+      out[i * Roles::threads_per_consumer] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+    me.sync_consumer();  // every thread's stores before the one release
+    if (thread == 0) flags.publish(slot);
+    return false;
+  }
+  for (std::uint32_t peer = item.first_peer; peer <= item.last_peer; ++peer) {
+    const std::uint32_t slot = peer * consumer_warpgroups + me.consumer();
+    if (thread == 0) flags.wait(slot);
+    me.sync_consumer();  // the acquire before every thread's loads
+    const float4* in = partial_slot(partials, slot) + thread;
+#pragma unroll
+    for (int i = 0; i < partial_vectors; ++i) {
+      const float4 v = __ldcg(in + i * Roles::threads_per_consumer);  // read once: past L1
+      acc[4 * i] += v.x;
+      acc[4 * i + 1] += v.y;
+      acc[4 * i + 2] += v.z;
+      acc[4 * i + 3] += v.w;
+    }
+  }
+  return true;
+}
+
 // One consumer warpgroup (all 128 threads): its 64 rows of each tile. Each stage stays held
 // until the wgmma group reading it has retired: wgmma.wait_group<1> after issuing group k says
 // group k-1 is done, so a one-deep StageLag releases stage k-1 as stage k goes in.
-template <int Cluster, class Pipe>
+template <int Cluster, class Pipe, class Items, class Split>
 __device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared,
-                                        const CUtensorMap* map_c, const Schedule& schedule,
+                                        const CUtensorMap* map_c, const Items& items,
                                         int k_tiles, const Roles& me, std::uint32_t rank,
-                                        bool warpgroup_release) {
+                                        bool warpgroup_release, const Split& split) {
   Storage& storage = shared.pipeline;
   const int warpgroup = static_cast<int>(me.consumer());
   const ConsumerRelease<Cluster> release{me.lane(),
@@ -210,11 +292,13 @@ __device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared,
   float acc[accumulators];
 #pragma unroll
   for (float& x : acc) x = 0.0f;
-  for (const WorkItem tile : cluster_items<Cluster>(schedule)) {
+  for (const auto item : items) {
+    const WorkItem& tile = tile_of(item);
     const int tn = static_cast<int>(tile.tile_x);
     const int tm = static_cast<int>(tile.tile_y) * Cluster + static_cast<int>(rank);
     StageLag<typename Pipe::ConsumerStageType, 1, ConsumerRelease<Cluster>> retiring(release);
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    const int k_begin = k_begin_of(item);
+    for (int kt = k_begin, k_end = k_end_of(item, k_tiles); kt < k_end; ++kt) {
       auto stage = pipe.acquire_consumer();
       const std::uint32_t a =
           ptx::shared_address(storage.slot<TileA>(stage).elems + warpgroup * 64 * block_k);
@@ -226,7 +310,7 @@ __device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared,
       for (int kk = 0; kk < block_k / 16; ++kk) {
         // +2 per k16 step: 32 bytes along the swizzled 128-byte row, in 16-byte units.
         ptx::wgmma_m64n256k16_bf16(acc, a_desc + 2 * kk, b_desc + 2 * kk,
-                                   (kt > 0 || kk > 0) ? 1u : 0u);
+                                   (kt > k_begin || kk > 0) ? 1u : 0u);
       }
       ptx::wgmma_commit_group();
       ptx::wgmma_wait_group<1>();  // the previous stage's group has retired
@@ -235,6 +319,7 @@ __device__ __forceinline__ void consume(Pipe& pipe, SharedMemory& shared,
     ptx::wgmma_wait_group<0>();
     ptx::wgmma_fence_operands(acc);  // the epilogue reads the accumulators after the wait
     retiring.flush();
+    if (!settle(item, acc, split, me)) continue;  // a partial, published: nothing to store
     store_tile(acc, shared.staging[warpgroup], map_c, me, tm * block_m + warpgroup * 64,
                tn * block_n);
   }
@@ -268,12 +353,25 @@ __device__ __forceinline__ std::uint32_t barriers_ready() {
   }
 }
 
-// The kernel's body, for a tracer. Target: empty, or the GemmTraceTarget of a traced launch. The
-// maps are the kernels' __grid_constant__ parameters (by reference: their addresses are used).
-template <int Cluster, class Tracer, class... Target>
+// The items a CTA walks: its cluster's whole tiles, or with a split its stream-K items.
+template <int Cluster>
+__device__ Schedule::Items work_items(int m, int n, int, int group_rows, const NoSplit&) {
+  return cluster_items<Cluster>(output_tiles<CooperativeTiles, Cluster>(m, n, group_rows));
+}
+template <int Cluster>
+__device__ SplitSchedule::Items work_items(int m, int n, int k_tiles, int group_rows, const GemmPartials& split) {
+  static_assert(Cluster == 1, "the stream-K kernel runs one CTA a tile");
+  return split_items<CooperativeTiles>(m, n, k_tiles, group_rows, split.shared_waves,
+                                       split.in_phase ? KStepOrder::in_phase : KStepOrder::from_zero);
+}
+
+// The kernel's body, for a tracer and a split (NoSplit, or a stream-K launch's GemmPartials).
+// Target: empty, or the GemmTraceTarget of a traced launch. The maps are the kernels'
+// __grid_constant__ parameters (by reference: their addresses are used).
+template <int Cluster, class Tracer, class Split, class... Target>
 __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtensorMap& map_b,
                                           const CUtensorMap& map_c, int m, int n, int k,
-                                          int group_rows, bool warpgroup_release,
+                                          int group_rows, bool warpgroup_release, const Split& split,
                                           const Target&... trace) {
   extern __shared__ __align__(1024) std::byte smem_raw[];
   SharedMemory& shared = Plan::place(smem_raw);
@@ -293,15 +391,15 @@ __device__ __forceinline__ void gemm_body(const CUtensorMap& map_a, const CUtens
   // Launched early (GemmConfig::early_start): the kernel before has finished, and its writes
   // are visible, before any thread reads A or B or writes C. A no-op otherwise.
   ptx::griddepcontrol_wait();
-  const Schedule schedule = output_tiles<CooperativeTiles, Cluster>(m, n, group_rows);
   const int k_tiles = k / block_k;
+  const auto items = work_items<Cluster>(m, n, k_tiles, group_rows, split);
   TracedPipeline<Tracer> pipe(storage.barriers, "gemm", role_tracer<Tracer>(trace...));
   // The producer warpgroup gives its registers to the consumers' accumulators.
   me.run_with_register_budget<40, 232>(
       [&] {
-        if (issuer) produce<CooperativeTiles, Cluster>(pipe, storage, &map_a, &map_b, schedule, k_tiles, rank);
+        if (issuer) produce<CooperativeTiles, Cluster>(pipe, storage, &map_a, &map_b, items, k_tiles, rank);
       },
-      [&] { consume<Cluster>(pipe, shared, &map_c, schedule, k_tiles, me, rank, warpgroup_release); });
+      [&] { consume<Cluster>(pipe, shared, &map_c, items, k_tiles, me, rank, warpgroup_release, split); });
   // The epilogue's stores are done before the CTA (and its staging) goes away. Every thread
   // waits on its own bulk groups (none: it passes at once), out here where the roles have
   // joined: inside the consumer's branch ptxas serialises a debug build's wgmma (C7518).
@@ -316,7 +414,7 @@ __global__ void __launch_bounds__(threads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                 const __grid_constant__ CUtensorMap map_c, int m, int n, int k, int group_rows,
                 bool warpgroup_release) {
-  gemm_body<Cluster, NoTrace>(map_a, map_b, map_c, m, n, k, group_rows, warpgroup_release);
+  gemm_body<Cluster, NoTrace>(map_a, map_b, map_c, m, n, k, group_rows, warpgroup_release, NoSplit{});
 }
 template <int Cluster>
 __global__ void __launch_bounds__(threads, 1)
@@ -324,7 +422,8 @@ __global__ void __launch_bounds__(threads, 1)
                        const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_c, int m, int n, int k,
                        int group_rows, bool warpgroup_release, GemmTraceTarget trace) {
-  gemm_body<Cluster, SliceTrace>(map_a, map_b, map_c, m, n, k, group_rows, warpgroup_release, trace);
+  gemm_body<Cluster, SliceTrace>(map_a, map_b, map_c, m, n, k, group_rows, warpgroup_release, NoSplit{},
+                                 trace);
 }
 
 }  // namespace

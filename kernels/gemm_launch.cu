@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 import linpipe;
@@ -52,6 +53,7 @@ cudaError_t cached_operand(CUtensorMap* map, const void* base, int rows, int col
 }
 
 bool pingpong(const GemmConfig& config) { return config.schedule == GemmSchedule::pingpong; }
+bool stream_k(const GemmConfig& config) { return config.split == GemmSplit::stream_k; }
 // The columns of one kernel's output tile (its B slices' rows).
 int tile_n(const GemmConfig& config) { return pingpong(config) ? gemm_pingpong_tile_n : gemm_tile_n; }
 
@@ -91,6 +93,40 @@ cudaError_t launch_gemm(Kernel kernel, const void* a, const void* b, void* c, in
   return launched.status;
 }
 
+// A stream-K workspace: the flags first, sized for the device's largest grid (so a smaller
+// grid's partials never land on flags a larger one used), then a partial slot per CTA.
+std::size_t stream_k_flag_region(unsigned max_ctas) {
+  return (max_ctas * gemm_flag_bytes_per_cta + 255) / 256 * 256;
+}
+// The stream-K kernel's largest grid on the current device (what fits at once).
+LaunchResult stream_k_max_grid() {
+  return launch_grid(stream_k_gemm_kernel(),
+                     LaunchOptions{.threads = gemm_threads, .shared_bytes = gemm_shared_bytes(),
+                                   .items = 1ull << 40, .grid = GridKind::persistent});
+}
+
+// The stream-K launch: the workspace checked against what gemm_bf16_workspace_bytes asks (the
+// largest grid's, whatever this launch's grid), then cut into flags and partial slots.
+cudaError_t launch_stream_k(const void* a, const void* b, void* c, int m, int n, int k,
+                            const GemmConfig& config, cudaStream_t stream, const char** why) {
+  const LaunchResult max_grid = stream_k_max_grid();
+  if (!max_grid) {
+    if (why != nullptr) *why = kept_why(max_grid);
+    return max_grid.status;
+  }
+  const std::size_t flags = stream_k_flag_region(max_grid.grid);
+  if (config.workspace_bytes < flags + max_grid.grid * gemm_partial_bytes_per_cta) {
+    if (why != nullptr)
+      *why = "workspace_bytes is less than gemm_bf16_workspace_bytes(config) on this device: allocate "
+             "that many bytes for GemmSplit::stream_k (and zero them once)";
+    return cudaErrorInvalidValue;
+  }
+  auto* base = static_cast<std::byte*>(config.workspace);
+  const GemmPartials partials{reinterpret_cast<float*>(base + flags), reinterpret_cast<std::uint32_t*>(base),
+                              static_cast<std::uint32_t>(config.stream_k_shared_waves), config.stream_k_in_phase};
+  return launch_gemm(stream_k_gemm_kernel(), a, b, c, m, n, k, config, stream, why, partials);
+}
+
 // The checks both entry points make, before any CUDA call: a reason, or nullptr.
 const char* rejected(const void* a, const void* b, const void* c, int m, int n, int k,
                      const GemmConfig& config) {
@@ -98,6 +134,16 @@ const char* rejected(const void* a, const void* b, const void* c, int m, int n, 
     return "cluster_m must be 1 (one CTA a tile) or 2 (2-CTA clusters sharing B)";
   if (config.schedule != GemmSchedule::cooperative && config.schedule != GemmSchedule::pingpong)
     return "schedule must be GemmSchedule::cooperative or GemmSchedule::pingpong";
+  if (config.split != GemmSplit::none && config.split != GemmSplit::stream_k)
+    return "split must be GemmSplit::none or GemmSplit::stream_k";
+  if (stream_k(config) && (pingpong(config) || config.cluster_m != 1))
+    return "GemmSplit::stream_k runs the cooperative schedule one CTA a tile: set schedule = "
+           "GemmSchedule::cooperative and cluster_m = 1, or split = GemmSplit::none";
+  if (stream_k(config) && config.stream_k_shared_waves != 0 && config.stream_k_shared_waves != 1)
+    return "stream_k_shared_waves must be 0 (the last partial wave alone) or 1 (and one whole wave)";
+  if (stream_k(config) && (config.workspace == nullptr || reinterpret_cast<std::uintptr_t>(config.workspace) % 16 != 0))
+    return "GemmSplit::stream_k needs a workspace: 16-byte aligned device memory of "
+           "gemm_bf16_workspace_bytes(config) bytes, zeroed once";
   if (m <= 0 || m % gemm_tile_m != 0) return "M must be a positive multiple of 128 (the tile's rows)";
   if (m % (gemm_tile_m * config.cluster_m) != 0)
     return "M must be a multiple of 256 with cluster_m = 2 (two tiles a cluster); use cluster_m = 1";
@@ -129,6 +175,7 @@ cudaError_t reject(const char* reason, const char** why) {
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       const GemmConfig& config, cudaStream_t stream, const char** why) {
   if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
+  if (stream_k(config)) return launch_stream_k(a, b, c, m, n, k, config, stream, why);
   return launch_gemm(kernel_for(config), a, b, c, m, n, k, config, stream, why);
 }
 
@@ -168,11 +215,22 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
                   why);
   }
   if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
-  if (pingpong(config)) return reject("tracing covers the cooperative kernel: use GemmSchedule::cooperative", why);
+  if (pingpong(config) || stream_k(config))
+    return reject("tracing covers the cooperative kernel without a split: use GemmSchedule::cooperative and "
+                  "GemmSplit::none", why);
   return launch_gemm(traced_gemm_kernel_for_cluster(config.cluster_m), a, b, c, m, n, k, config,
                      stream, why,
                      GemmTraceTarget{static_cast<TraceRecord*>(trace), TraceLayout{slices, per_slice},
                                      roles});
+}
+
+cudaError_t gemm_bf16_workspace_bytes(const GemmConfig& config, std::size_t* bytes) {
+  if (bytes == nullptr) return cudaErrorInvalidValue;
+  *bytes = 0;
+  if (!stream_k(config)) return cudaSuccess;
+  const LaunchResult grid = stream_k_max_grid();
+  if (grid) *bytes = stream_k_flag_region(grid.grid) + grid.grid * gemm_partial_bytes_per_cta;
+  return grid.status;
 }
 
 cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas) {

@@ -137,7 +137,7 @@ __device__ __forceinline__ void body(const CUtensorMap& map_a, const CUtensorMap
   Tiles::Pipeline pipe(storage.barriers, "gemm ping-pong");
   me.run_with_register_budget<40, 232>(
       [&] {
-        if (issuer) produce<Tiles, Cluster>(pipe, storage, &map_a, &map_b, schedule, k_tiles, rank);
+        if (issuer) produce<Tiles, Cluster>(pipe, storage, &map_a, &map_b, cluster_items<Cluster>(schedule), k_tiles, rank);
       },
       [&] { consume<Cluster>(pipe, shared, &map_c, schedule, k_tiles, me, rank, warpgroup_release); });
   StagedStore<Roles>::finish();  // out where the roles have joined, as the cooperative kernel

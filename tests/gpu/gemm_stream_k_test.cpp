@@ -1,0 +1,218 @@
+// gemm_bf16 with GemmSplit::stream_k: agrees with cuBLAS on shapes whose last wave is shared by
+// k-steps (and on shapes it leaves whole), gives the same bits on every launch from one
+// workspace (the flags go back to rest), in a CUDA graph's replays too, and refuses a
+// configuration it cannot run with a reason.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gemm.h"
+#include "gemm_check.h"
+#include "gpu_test_support.h"
+
+namespace {
+
+using linpipe::kernels::GemmConfig;
+using linpipe::kernels::GemmSplit;
+
+// Device memory freed at scope exit.
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&ptr, bytes), cudaSuccess); }
+  ~DeviceBuffer() { (void)cudaFree(ptr); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+// A stream-K configuration with a zeroed workspace of the size gemm_bf16_workspace_bytes asks.
+struct StreamK {
+  GemmConfig config;
+  std::size_t bytes = 0;
+  void* workspace = nullptr;
+  explicit StreamK(bool in_phase = false) {
+    config.split = GemmSplit::stream_k;
+    config.stream_k_in_phase = in_phase;
+    EXPECT_EQ(linpipe::kernels::gemm_bf16_workspace_bytes(config, &bytes), cudaSuccess);
+    EXPECT_GT(bytes, 0u);
+    EXPECT_EQ(cudaMalloc(&workspace, bytes), cudaSuccess);
+    EXPECT_EQ(cudaMemset(workspace, 0, bytes), cudaSuccess);
+    config.workspace = workspace;
+    config.workspace_bytes = bytes;
+  }
+  ~StreamK() { (void)cudaFree(workspace); }
+};
+
+// Whether a shape's launch shares tiles by k-steps on this GPU (StreamKPlan::for_grid's rule).
+bool splits(int m, int n, int k) {
+  int ctas = 0;
+  EXPECT_EQ(linpipe::kernels::gemm_bf16_grid_ctas(GemmConfig{}, &ctas), cudaSuccess);
+  const int tiles = (m / linpipe::kernels::gemm_tile_m) * (n / linpipe::kernels::gemm_tile_n);
+  return k / linpipe::kernels::gemm_tile_k >= 2 && tiles % ctas != 0;
+}
+
+struct Shape {
+  int m, n, k;
+};
+void PrintTo(const Shape& s, std::ostream* os) { *os << s.m << "x" << s.n << "x" << s.k; }
+
+class GemmStreamK : public ::testing::TestWithParam<std::tuple<Shape, bool>> {};
+
+// The k-steps from zero, or each shared tile's rotated in phase (stream_k_in_phase).
+TEST_P(GemmStreamK, MatchesCublasAndRepeatsItsBits) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  const auto [s, in_phase] = GetParam();
+  const std::size_t na = std::size_t(s.m) * s.k, nb = std::size_t(s.n) * s.k, nc = std::size_t(s.m) * s.n;
+  DeviceBuffer a(na * 2), b(nb * 2), c(nc * 2), ref(nc * 2);
+  const StreamK split(in_phase);
+  LINPIPE_CUDA_OK(fill_random_bf16(a.ptr, na, 41 + s.k));
+  LINPIPE_CUDA_OK(fill_random_bf16(b.ptr, nb, 43 + s.n));
+  LINPIPE_CUDA_OK(poison_bf16(c.ptr, nc));
+  cublasHandle_t handle;
+  ASSERT_EQ(cublasCreate(&handle), CUBLAS_STATUS_SUCCESS);
+  const float alpha = 1.0f, beta = 0.0f;
+  ASSERT_EQ(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b.ptr, CUDA_R_16BF, s.k,
+                         a.ptr, CUDA_R_16BF, s.k, &beta, ref.ptr, CUDA_R_16BF, s.n, CUBLAS_COMPUTE_32F,
+                         CUBLAS_GEMM_DEFAULT),
+            CUBLAS_STATUS_SUCCESS);
+  const char* why = nullptr;
+  LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, c.ptr, s.m, s.n, s.k, split.config, nullptr, &why));
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  ASSERT_EQ(cublasDestroy(handle), CUBLAS_STATUS_SUCCESS);
+  Bf16Comparison cmp{};
+  LINPIPE_CUDA_OK(compare_bf16(c.ptr, ref.ptr, nc, &cmp));
+  EXPECT_EQ(cmp.non_finite, 0u) << "unwritten (poisoned) or non-finite outputs";
+  EXPECT_LT(cmp.relative_error, 1e-2);
+  EXPECT_GT(cmp.ref_norm, 0.0);
+  std::printf("  %dx%dx%d stream-K%s (%s): relative error %.3e\n", s.m, s.n, s.k, in_phase ? " in phase" : "",
+              splits(s.m, s.n, s.k) ? "split" : "whole waves", cmp.relative_error);
+
+  // Three more launches from the same workspace: each finds the flags at rest and adds the same
+  // partials in the same order, so the bits repeat (a flag left set would let a finisher add a
+  // stale or half-written partial).
+  std::vector<std::uint16_t> first(nc), again(nc);
+  LINPIPE_CUDA_OK(cudaMemcpy(first.data(), c.ptr, nc * 2, cudaMemcpyDeviceToHost));
+  for (int launch = 0; launch < 3; ++launch) {
+    LINPIPE_CUDA_OK(poison_bf16(c.ptr, nc));
+    LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, c.ptr, s.m, s.n, s.k, split.config, nullptr, &why));
+    LINPIPE_CUDA_OK(cudaMemcpy(again.data(), c.ptr, nc * 2, cudaMemcpyDeviceToHost));
+    ASSERT_EQ(again, first) << "launch " << launch + 2 << " differs from the first";
+  }
+}
+
+// Shared by k-steps on a 132-SM H100 or H200: 256, 256, 306 and 512 tiles of 4, 17, 11 and 16
+// k-steps (the last wave and one before it), 64 and 8 tiles of 128 and 5 k-steps (fewer tiles
+// than SMs: every tile, a tile on up to 17 CTAs); left whole: exactly one wave (132 tiles), one
+// k-step a tile.
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmStreamK,
+                         ::testing::Combine(::testing::Values(Shape{2048, 4096, 256}, Shape{4096, 2048, 1088},
+                                                              Shape{2304, 4352, 704}, Shape{4096, 4096, 1024},
+                                                              Shape{1024, 2048, 8192}, Shape{256, 1024, 320},
+                                                              Shape{1536, 2816, 512}, Shape{4096, 4096, 64}),
+                                            ::testing::Bool()));
+
+TEST(GemmStreamKShapes, TheSplitShapesSplitOnThisGpu) {
+  LINPIPE_REQUIRE_GPU();
+  // Otherwise the suite above would only test whole waves here: pick shapes for this SM count.
+  int split_shapes = 0;
+  for (const Shape s : {Shape{2048, 4096, 256}, Shape{4096, 2048, 1088}, Shape{2304, 4352, 704},
+                        Shape{4096, 4096, 1024}, Shape{1024, 2048, 8192}, Shape{256, 1024, 320}})
+    split_shapes += splits(s.m, s.n, s.k) ? 1 : 0;
+  EXPECT_GE(split_shapes, 4);
+}
+
+// Captured into a CUDA graph and replayed: the replays write what a direct launch writes.
+TEST(GemmStreamKGraph, ReplaysMatchADirectLaunch) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  constexpr int m = 2048, n = 4096, k = 512;
+  const std::size_t nc = std::size_t(m) * n;
+  DeviceBuffer a(std::size_t(m) * k * 2), b(std::size_t(n) * k * 2), c(nc * 2);
+  const StreamK split;
+  LINPIPE_CUDA_OK(fill_random_bf16(a.ptr, std::size_t(m) * k, 5));
+  LINPIPE_CUDA_OK(fill_random_bf16(b.ptr, std::size_t(n) * k, 6));
+  LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, c.ptr, m, n, k, split.config));
+  std::vector<std::uint16_t> direct(nc), replayed(nc);
+  LINPIPE_CUDA_OK(cudaMemcpy(direct.data(), c.ptr, nc * 2, cudaMemcpyDeviceToHost));
+  cudaStream_t stream;
+  LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph = nullptr;
+  LINPIPE_CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  const char* why = nullptr;
+  const cudaError_t captured = gemm_bf16(a.ptr, b.ptr, c.ptr, m, n, k, split.config, stream, &why);
+  LINPIPE_CUDA_OK(cudaStreamEndCapture(stream, &graph));
+  ASSERT_EQ(captured, cudaSuccess) << (why != nullptr ? why : "");
+  cudaGraphExec_t exec = nullptr;
+  LINPIPE_CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay) {
+    LINPIPE_CUDA_OK(poison_bf16(c.ptr, nc));
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+    LINPIPE_CUDA_OK(cudaGraphLaunch(exec, stream));
+    LINPIPE_CUDA_OK(cudaStreamSynchronize(stream));
+    LINPIPE_CUDA_OK(cudaMemcpy(replayed.data(), c.ptr, nc * 2, cudaMemcpyDeviceToHost));
+    ASSERT_EQ(replayed, direct) << "replay " << replay;
+  }
+  LINPIPE_CUDA_OK(cudaGraphExecDestroy(exec));
+  LINPIPE_CUDA_OK(cudaGraphDestroy(graph));
+  LINPIPE_CUDA_OK(cudaStreamDestroy(stream));
+}
+
+// A split shape small enough for compute-sanitizer (synccheck, racecheck): 256 tiles of 4 k-steps.
+TEST(GemmStreamKSanitizer, SplitShape) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  constexpr int m = 2048, n = 4096, k = 256;
+  DeviceBuffer a(std::size_t(m) * k * 2), b(std::size_t(n) * k * 2), c(std::size_t(m) * n * 2);
+  const StreamK split;
+  LINPIPE_CUDA_OK(fill_random_bf16(a.ptr, std::size_t(m) * k, 7));
+  LINPIPE_CUDA_OK(fill_random_bf16(b.ptr, std::size_t(n) * k, 8));
+  LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, c.ptr, m, n, k, split.config));
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+}
+
+// Rejected before any launch, each with a reason: no workspace, one too small, a cluster, the
+// ping-pong schedule, tracing.
+TEST(GemmStreamKShapes, MisconfiguredSplitsAreRejectedWithAReason) {
+  LINPIPE_REQUIRE_GPU();  // the workspace's size depends on the GPU's SMs
+  using namespace linpipe::kernels;
+  DeviceBuffer operands(std::size_t(256) * 256 * 2);
+  void* x = operands.ptr;
+  const StreamK split;
+  const auto rejected = [&](GemmConfig config, const char* expected_words) {
+    const char* why = nullptr;
+    EXPECT_EQ(gemm_bf16(x, x, x, 256, 256, 128, config, nullptr, &why), cudaErrorInvalidValue) << expected_words;
+    ASSERT_NE(why, nullptr) << expected_words;
+    EXPECT_NE(std::string(why).find(expected_words), std::string::npos) << why;
+  };
+  GemmConfig none = split.config;
+  none.workspace = nullptr;
+  rejected(none, "needs a workspace");
+  GemmConfig small = split.config;
+  small.workspace_bytes = split.bytes - 1;
+  rejected(small, "gemm_bf16_workspace_bytes");
+  GemmConfig cluster = split.config;
+  cluster.cluster_m = 2;
+  rejected(cluster, "cluster_m = 1");
+  GemmConfig pingpong = split.config;
+  pingpong.schedule = GemmSchedule::pingpong;
+  rejected(pingpong, "GemmSchedule::cooperative");
+  const char* why = nullptr;
+  DeviceBuffer trace(1 << 16);
+  EXPECT_EQ(gemm_bf16_traced(x, x, x, 256, 256, 128, split.config, trace.ptr, 1, 16, nullptr, &why),
+            cudaErrorInvalidValue);
+  ASSERT_NE(why, nullptr);
+  EXPECT_NE(std::string(why).find("GemmSplit::none"), std::string::npos) << why;
+  std::size_t bytes = 1;
+  LINPIPE_CUDA_OK(gemm_bf16_workspace_bytes(GemmConfig{}, &bytes));
+  EXPECT_EQ(bytes, 0u) << "no split, no workspace";
+}
+
+}  // namespace
