@@ -155,12 +155,39 @@ int trace_mode(const char* path, Shape s, GemmTraceRoles roles) {
 constexpr GemmConfig pingpong_config{1, 16, false, false, GemmSchedule::pingpong};
 constexpr GemmConfig pingpong_cluster_config{2, 16, false, false, GemmSchedule::pingpong};
 
+// GemmSplit::stream_k's configurations (one whole wave shared with the last partial one, and
+// the last partial wave alone) with their zeroed workspace, freed at scope exit.
+struct StreamKConfigs {
+  GemmConfig shared_wave{}, tail{}, shared_wave_in_phase{}, tail_in_phase{};
+  void* workspace = nullptr;
+  StreamKConfigs() {
+    shared_wave.split = GemmSplit::stream_k;
+    if (gemm_bf16_workspace_bytes(shared_wave, &shared_wave.workspace_bytes) != cudaSuccess ||
+        cudaMalloc(&workspace, shared_wave.workspace_bytes) != cudaSuccess ||
+        cudaMemset(workspace, 0, shared_wave.workspace_bytes) != cudaSuccess) {
+      std::fprintf(stderr, "gemm_bench: no stream-K workspace\n");
+      std::exit(1);
+    }
+    shared_wave.workspace = workspace;
+    tail = shared_wave;
+    tail.stream_k_shared_waves = 0;
+    shared_wave_in_phase = shared_wave;
+    shared_wave_in_phase.stream_k_in_phase = true;
+    tail_in_phase = tail;
+    tail_in_phase.stream_k_in_phase = true;
+  }
+  ~StreamKConfigs() { (void)cudaFree(workspace); }
+  StreamKConfigs(const StreamKConfigs&) = delete;
+  StreamKConfigs& operator=(const StreamKConfigs&) = delete;
+};
+
 // --once: every contender once per shape, unchecked and untimed, for a profiler (ncu names the
 // kernels cuBLAS and cuBLASLt run per shape, with their grid and cluster shape): cuBLAS,
-// linpipe's 1-CTA, 2-CTA and ping-pong (1-CTA, 2-CTA) kernels, each algorithm of cuBLASLt's
-// heuristic, then its pick.
+// linpipe's 1-CTA, 2-CTA and ping-pong (1-CTA, 2-CTA) kernels, stream-K (one wave shared, then the
+// tail alone; then both in phase), each algorithm of cuBLASLt's heuristic, then its pick.
 int once_mode(const std::vector<Shape>& shapes) {
   const AnchorLibraries libraries;
+  const StreamKConfigs stream_k;
   for (const Shape& s : shapes) {
     void *a, *b, *c;
     BENCH_CHECK(cudaMalloc(&a, std::size_t(s.m) * s.k * 2));
@@ -169,14 +196,17 @@ int once_mode(const std::vector<Shape>& shapes) {
     BENCH_CHECK(fill_random_bf16(a, std::size_t(s.m) * s.k, 21));
     BENCH_CHECK(fill_random_bf16(b, std::size_t(s.n) * s.k, 22));
     CUBLAS_CHECK(cublas_gemm(libraries.handle, a, b, c, s));
-    for (const GemmConfig config : {GemmConfig{1}, GemmConfig{2}, pingpong_config, pingpong_cluster_config}) {
+    for (const GemmConfig config : {GemmConfig{1}, GemmConfig{2}, pingpong_config, pingpong_cluster_config,
+                                    stream_k.shared_wave, stream_k.tail, stream_k.shared_wave_in_phase,
+                                    stream_k.tail_in_phase}) {
       BENCH_CHECK(gemm_bf16(a, b, c, s.m, s.n, s.k, config));
     }
     const linpipe::bench::CublasLtAnchor lt(libraries.lt_handle, a, b, c, s.m, s.n, s.k, libraries.lt_workspace,
                                             AnchorLibraries::lt_workspace_bytes, 8, 1, 1);
     if (lt.ok()) BENCH_CHECK(lt.run());
     BENCH_CHECK(cudaDeviceSynchronize());
-    std::printf("once %dx%dx%d: cuBLAS, linpipe 1-CTA, 2-CTA, ping-pong 1-CTA and 2-CTA, cuBLASLt's %d algorithms, "
+    std::printf("once %dx%dx%d: cuBLAS, linpipe 1-CTA, 2-CTA, ping-pong 1-CTA and 2-CTA, stream-K and its tail form (then both in phase), "
+                "cuBLASLt's %d algorithms, "
                 "its pick\n", s.m,
                 s.n, s.k, lt.tried());
     for (void* p : {a, b, c}) BENCH_CHECK(cudaFree(p));
@@ -184,10 +214,110 @@ int once_mode(const std::vector<Shape>& shapes) {
   return 0;
 }
 
+// --stream-k: GemmSplit::stream_k where a persistent grid's waves are few and uneven (0.24 to
+// 3.88 waves of 128 x 256 tiles on 132 SMs), against the cooperative kernel and both anchors,
+// each shape checked against cuBLAS, then timed in interleaved rounds.
+int stream_k_mode(int rounds) {
+  const std::vector<Shape> shapes = {{1024, 1024, 16384}, {1024, 2048, 8192}, {1792, 2560, 8192},
+                                     {2560, 2560, 8192},  {3072, 3072, 4096}, {4096, 4096, 4096}};
+  const AnchorLibraries libraries;
+  const StreamKConfigs stream_k;
+  int ctas = 0;
+  BENCH_CHECK(gemm_bf16_grid_ctas(GemmConfig{}, &ctas));
+  struct Row {
+    Shape s;
+    double waves, tflops[7];
+    int lt_tried;
+  };
+  std::vector<Row> rows;
+  bool ok = true;
+  for (const Shape& s : shapes) {
+    const std::size_t na = std::size_t(s.m) * s.k, nb = std::size_t(s.n) * s.k, nc = std::size_t(s.m) * s.n;
+    void *a, *b, *c, *ref;
+    BENCH_CHECK(cudaMalloc(&a, na * 2));
+    BENCH_CHECK(cudaMalloc(&b, nb * 2));
+    BENCH_CHECK(cudaMalloc(&c, nc * 2));
+    BENCH_CHECK(cudaMalloc(&ref, nc * 2));
+    BENCH_CHECK(fill_random_bf16(a, na, 31));
+    BENCH_CHECK(fill_random_bf16(b, nb, 32));
+    CUBLAS_CHECK(cublas_gemm(libraries.handle, a, b, ref, s));
+    for (const GemmConfig& config : {GemmConfig{}, stream_k.shared_wave, stream_k.tail, stream_k.shared_wave_in_phase,
+                                     stream_k.tail_in_phase}) {
+      BENCH_CHECK(poison_bf16(c, nc));
+      BENCH_CHECK(gemm_bf16(a, b, c, s.m, s.n, s.k, config));
+      BENCH_CHECK(cudaDeviceSynchronize());
+      Bf16Comparison cmp{};
+      BENCH_CHECK(compare_bf16(c, ref, nc, &cmp));
+      const bool good = cmp.non_finite == 0 && cmp.ref_norm > 0 && cmp.relative_error < 1e-2;
+      ok = ok && good;
+      std::printf("check %5dx%5dx%5d %s%s: rel err %.3e -> %s\n", s.m, s.n, s.k,
+                  config.split == GemmSplit::none ? "cooperative" : config.stream_k_shared_waves ? "stream-K" : "stream-K tail",
+                  config.stream_k_in_phase ? " in phase" : "", cmp.relative_error, good ? "ok" : "WRONG");
+    }
+    const double flops = 2.0 * s.m * s.n * double(s.k);
+    const linpipe::bench::CublasLtAnchor lt(libraries.lt_handle, a, b, c, s.m, s.n, s.k, libraries.lt_workspace,
+                                            AnchorLibraries::lt_workspace_bytes, 8,
+                                            std::max(2, static_cast<int>(5e11 / flops)), 3);
+    if (!lt.ok()) return 1;
+    // cuBLAS, cuBLASLt's best, the cooperative kernel, stream-K, stream-K's tail form, both in phase.
+    const auto launch = [&](int which) -> cudaError_t {
+      switch (which) {
+        case 0: return cublas_gemm(libraries.handle, a, b, ref, s) == CUBLAS_STATUS_SUCCESS ? cudaSuccess
+                                                                                            : cudaErrorUnknown;
+        case 1: return lt.run();
+        case 2: return gemm_bf16(a, b, c, s.m, s.n, s.k, GemmConfig{});
+        case 3: return gemm_bf16(a, b, c, s.m, s.n, s.k, stream_k.shared_wave);
+        case 4: return gemm_bf16(a, b, c, s.m, s.n, s.k, stream_k.tail);
+        case 5: return gemm_bf16(a, b, c, s.m, s.n, s.k, stream_k.shared_wave_in_phase);
+        default: return gemm_bf16(a, b, c, s.m, s.n, s.k, stream_k.tail_in_phase);
+      }
+    };
+    constexpr int contenders = 7;
+    for (int i = 0; i < std::max(20, static_cast<int>(2e14 / flops)); ++i) BENCH_CHECK(launch(i % contenders));
+    const int batch = std::max(3, static_cast<int>(1.5e12 / flops));
+    std::vector<double> ms[contenders];
+    cudaEvent_t start, stop;
+    BENCH_CHECK(cudaEventCreate(&start));
+    BENCH_CHECK(cudaEventCreate(&stop));
+    for (int round = 0; round < rounds; ++round) {
+      for (int which = 0; which < contenders; ++which) {
+        BENCH_CHECK(cudaEventRecord(start));
+        for (int i = 0; i < batch; ++i) BENCH_CHECK(launch(which));
+        BENCH_CHECK(cudaEventRecord(stop));
+        BENCH_CHECK(cudaEventSynchronize(stop));
+        float elapsed = 0;
+        BENCH_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+        ms[which].push_back(double(elapsed) / batch);
+      }
+    }
+    BENCH_CHECK(cudaEventDestroy(start));
+    BENCH_CHECK(cudaEventDestroy(stop));
+    Row row{s, double(s.m / gemm_tile_m) * (s.n / gemm_tile_n) / ctas, {}, lt.tried()};
+    for (int which = 0; which < contenders; ++which) row.tflops[which] = flops / median(ms[which]) / 1e9;
+    rows.push_back(row);
+    for (void* p : {a, b, c, ref}) BENCH_CHECK(cudaFree(p));
+  }
+  std::printf("\nstream-K at few waves (waves: 128 x 256 tiles / %d CTAs), TFLOP/s, median of %d interleaved rounds; "
+              "tail: stream_k_shared_waves = 0; phase: stream_k_in_phase; /best: of the faster anchor\n"
+              "%-16s %6s %7s %9s %7s %8s %6s %8s %6s %6s %6s %6s %6s %6s\n", ctas, rounds, "M x N x K", "waves",
+              "cuBLAS", "cuBLASLt", "coop", "stream-K", "tail", "phase", "tail+ph", "coop/b", "sk/b", "tail/b", "ph/b",
+              "t+p/b");
+  for (const Row& r : rows) {
+    char shape[32];
+    std::snprintf(shape, sizeof shape, "%dx%dx%d", r.s.m, r.s.n, r.s.k);
+    const double best = std::max(r.tflops[0], r.tflops[1]);
+    std::printf("%-16s %6.2f %7.1f %9.1f %7.1f %8.1f %6.1f %8.1f %6.1f %6.3f %6.3f %6.3f %6.3f %6.3f\n", shape, r.waves,
+                r.tflops[0], r.tflops[1], r.tflops[2], r.tflops[3], r.tflops[4], r.tflops[5], r.tflops[6],
+                r.tflops[2] / best, r.tflops[3] / best, r.tflops[4] / best, r.tflops[5] / best, r.tflops[6] / best);
+  }
+  std::printf("%s\n", ok ? "all checks passed" : "SOME CHECKS FAILED");
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, once = false;
+  bool quick = false, once = false, split = false;
   Shape only{0, 0, 0};  // --shape MxNxK: that shape alone (after the tiny check shape), e.g. for ncu
   const char* trace_path = nullptr;
   GemmTraceRoles trace_roles = GemmTraceRoles::all;
@@ -196,6 +326,8 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (!std::strcmp(argv[i], "--once")) {
       once = true;
+    } else if (!std::strcmp(argv[i], "--stream-k")) {
+      split = true;
     } else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) {
       trace_path = argv[++i];
     } else if (!std::strcmp(argv[i], "--trace-roles") && i + 1 < argc &&
@@ -210,13 +342,14 @@ int main(int argc, char** argv) {
                std::sscanf(argv[++i], "%dx%dx%d", &only.m, &only.n, &only.k) == 3) {
     } else {
       std::fprintf(stderr,
-                   "usage: gemm_bench [--quick | --once] [--shape MxNxK] [--trace FILE [--trace-roles "
+                   "usage: gemm_bench [--quick | --once | --stream-k] [--shape MxNxK] [--trace FILE [--trace-roles "
                    "all|producer|consumers]]\n");
       return 2;
     }
   }
   if (trace_path != nullptr) return trace_mode(trace_path, only, trace_roles);
   const int rounds = quick ? 5 : 21;
+  if (split) return stream_k_mode(rounds);
   std::vector<Shape> shapes = {{256, 256, 64},    {2048, 2048, 2048}, {4096, 4096, 4096},
                                {8192, 8192, 8192}, {8192, 4096, 2048}, {2048, 8192, 8192},
                                {4096, 4096, 1024}, {16384, 1024, 4096}};
@@ -224,8 +357,10 @@ int main(int argc, char** argv) {
   if (once) return once_mode({shapes.begin() + 1, shapes.end()});  // the tiny shape is for checks
   // Then the default launched early (programmatic dependent launch) and the ping-pong schedule
   // (1-CTA, 2-CTA), checked like the rest.
-  const GemmConfig variants[7] = {{1}, {2}, {1, 16, true}, {2, 16, true}, {1, 16, false, true}, pingpong_config,
-                                  pingpong_cluster_config};
+  // Then the cooperative kernel with its last waves shared by k-steps (GemmSplit::stream_k).
+  const StreamKConfigs stream_k;
+  const GemmConfig variants[9] = {{1}, {2}, {1, 16, true}, {2, 16, true}, {1, 16, false, true}, pingpong_config,
+                                  pingpong_cluster_config, stream_k.shared_wave, stream_k.tail};
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
@@ -259,6 +394,7 @@ int main(int argc, char** argv) {
     double lt_tflops;
     double early_tflops;  // the default launched early
     double pingpong_tflops, pingpong_cluster_tflops;
+    double stream_k_tflops, stream_k_tail_tflops;
     int lt_tried;
     // cuBLAS, cuBLASLt, linpipe, ping-pong, ping-pong 2-CTA: TFLOP/s of their slowest and fastest round
     double low[5], high[5];
@@ -307,7 +443,9 @@ int main(int argc, char** argv) {
       std::printf("check %5dx%5dx%5d cluster %d%s%s%s: rel err %.3e (||ref|| %.3e), non-finite %llu -> %s\n",
                   s.m, s.n, s.k, config.cluster_m, config.warpgroup_release ? " wg-release" : "",
                   config.early_start ? " early start" : "",
-                  config.schedule == GemmSchedule::pingpong ? " ping-pong" : "",
+                  config.schedule == GemmSchedule::pingpong ? " ping-pong"
+                  : config.split == GemmSplit::stream_k     ? (config.stream_k_shared_waves ? " stream-K" : " stream-K tail")
+                                                            : "",
                   cmp.relative_error, cmp.ref_norm,
                   cmp.non_finite, good ? "ok" : "WRONG");
       std::fflush(stdout);
@@ -351,10 +489,12 @@ int main(int argc, char** argv) {
         case 7: return lt.run();
         case 8: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[4]);
         case 9: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[5]);
-        default: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[6]);
+        case 10: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[6]);
+        case 11: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[7]);
+        default: return gemm_bf16(a, b, c, s.m, s.n, s.k, variants[8]);
       }
     };
-    constexpr int contenders = 11;
+    constexpr int contenders = 13;
     const int warmup = std::max(20, static_cast<int>(2e14 / flops));  // ~0.3 s: clocks up
     for (int i = 0; i < warmup; ++i) BENCH_CHECK(launch(i % contenders));
     BENCH_CHECK(cudaDeviceSynchronize());
@@ -382,7 +522,7 @@ int main(int argc, char** argv) {
     double tflops[contenders];
     for (int which = 0; which < contenders; ++which) tflops[which] = flops / median(ms[which]) / 1e9;
     Row row{s, tflops[0], tflops[1], tflops[2], error, ratios.front(), ratios.back(),
-            tflops[3], tflops[4], tflops[5], tflops[6], tflops[7], tflops[8], tflops[9], tflops[10], lt.tried(),
+            tflops[3], tflops[4], tflops[5], tflops[6], tflops[7], tflops[8], tflops[9], tflops[10], tflops[11], tflops[12], lt.tried(),
             {}, {}, before, linpipe::bench::read_gpu_state()};
     const int ranged[5] = {0, 7, 1, 9, 10};  // cuBLAS, cuBLASLt, linpipe, ping-pong, ping-pong 2-CTA
     for (int i = 0; i < 5; ++i) {
@@ -473,6 +613,23 @@ int main(int argc, char** argv) {
     std::snprintf(shape, sizeof shape, "%dx%dx%d", r.s.m, r.s.n, r.s.k);
     std::printf("%-16s %8.1f %8.1f %8.3f %8.3f\n", shape, r.linpipe_tflops, r.early_tflops,
                 r.early_tflops / r.linpipe_tflops, r.early_tflops / std::max(r.cublas_tflops, r.lt_tflops));
+  }
+  // Stream-K: the cooperative kernel's last waves shared by k-steps. `waves`: the grid's waves
+  // of whole tiles (tiles / CTAs), whose fraction is the last wave's share of busy SMs.
+  int ctas = 0;
+  BENCH_CHECK(gemm_bf16_grid_ctas(GemmConfig{}, &ctas));
+  std::printf("\nstream-K (GemmSplit::stream_k; `tail`: stream_k_shared_waves = 0, the last partial wave alone) "
+              "against the cooperative kernel, TFLOP/s, median of the same rounds"
+              "\n%-16s %7s %8s %8s %8s %8s %8s %8s\n", "M x N x K", "waves", "coop", "stream-K", "ratio", "/best",
+              "tail", "ratio");
+  for (const Row& r : rows) {
+    char shape[32];
+    std::snprintf(shape, sizeof shape, "%dx%dx%d", r.s.m, r.s.n, r.s.k);
+    const double tiles = double(r.s.m / gemm_tile_m) * (r.s.n / gemm_tile_n);
+    std::printf("%-16s %7.2f %8.1f %8.1f %8.3f %8.3f %8.1f %8.3f\n", shape, tiles / ctas, r.linpipe_tflops,
+                r.stream_k_tflops, r.stream_k_tflops / r.linpipe_tflops,
+                r.stream_k_tflops / std::max(r.cublas_tflops, r.lt_tflops), r.stream_k_tail_tflops,
+                r.stream_k_tail_tflops / r.linpipe_tflops);
   }
   std::printf("\nhost cost per call at %dx%dx%d, us (enqueue only, mean of 200 calls): cuBLAS %.2f, "
               "linpipe %.2f (tensor maps cached), linpipe %.2f (every call re-encodes them)\n",

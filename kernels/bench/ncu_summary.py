@@ -4,7 +4,7 @@
   ncu_summary.py NCU_CSV [--kernels REGEX] [--name-width 70]
 
 Prints duration, grid size, cluster shape (where ncu's LaunchStats gave it), tensor pipe
-activity, DRAM throughput (of peak, and read and write GB/s), L2 hit rate, issue-slot use and
+activity, DRAM throughput (of peak, and read and write GB/s), DRAM bytes read, L2 hit rate, issue-slot use and
 the three largest warp stall reasons (stalled warps per issued instruction) of each kernel
 whose name matches REGEX (default: every kernel that ran longer than 50 us), its name cut to
 --name-width characters (cuBLAS's names carry the tile and cluster shape far in). A metric ncu
@@ -24,12 +24,14 @@ COLUMNS = [
     ("DRAM %", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
     ("DRAM read GB/s", "dram__bytes_read.sum.per_second"),
     ("DRAM write GB/s", "dram__bytes_write.sum.per_second"),
+    ("DRAM read MB", "dram__bytes_read.sum"),  # how often the operands came from DRAM
     ("L2 hit %", "lts__t_sector_hit_rate.pct"),
     ("issue %", "smsp__issue_active.avg.pct_of_peak_sustained_active"),
 ]
 TO_MS = {"ns": 1e-6, "nsecond": 1e-6, "us": 1e-3, "usecond": 1e-3, "ms": 1.0, "msecond": 1.0}
 TO_GB_PER_S = {"byte/second": 1e-9, "Kbyte/second": 1e-6, "Mbyte/second": 1e-3, "Gbyte/second": 1.0,
                "Tbyte/second": 1e3}
+TO_MB = {"byte": 1e-6, "Kbyte": 1e-3, "Mbyte": 1.0, "Gbyte": 1e3}
 CLUSTER_DIMS = ("launch__cluster_dim_x", "launch__cluster_dim_y", "launch__cluster_dim_z")
 STALL = re.compile(r"smsp__average_warps?_issue_stalled_(\w+?)_per_issue_active\.ratio$")
 
@@ -62,6 +64,8 @@ def value_of(row, units, metric):
         return value * TO_MS.get(units.get(metric, "ns"), 1e-6)
     if metric.endswith(".per_second"):
         return value * TO_GB_PER_S.get(units.get(metric, "byte/second"), 1e-9)
+    if metric == "dram__bytes_read.sum":
+        return value * TO_MB.get(units.get(metric, "byte"), 1e-6)
     return value
 
 

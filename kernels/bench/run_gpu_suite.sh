@@ -20,7 +20,7 @@ done
 # sanitizers run one kernel at a time, so gpu_early_start_test's cases stand for early start.
 sanitized=(
   "gpu_stream_copy_test:StreamCopySanitizer.*"
-  "gpu_gemm_test:GemmSanitizer.*" "gpu_gemm_test_release:GemmSanitizer.*"
+  "gpu_gemm_test:GemmSanitizer.*:GemmStreamKSanitizer.*" "gpu_gemm_test_release:GemmSanitizer.*:GemmStreamKSanitizer.*"
   "gpu_attention_test:*s127*:*s129*:*s300d64Causal*:AttentionHeads.*"
   "gpu_attention_graph_test:*/AttentionGraph.*"
   "gpu_rmsnorm_test_release:Widths/RmsNorm.Linpipe*/n4096_rows8001:Widths/RmsNorm.Linpipe*/n8192_rows603"
