@@ -155,6 +155,38 @@ int trace_mode(const char* path, Shape s, GemmTraceRoles roles) {
 constexpr GemmConfig pingpong_config{1, 16, false, false, GemmSchedule::pingpong};
 constexpr GemmConfig pingpong_cluster_config{2, 16, false, false, GemmSchedule::pingpong};
 
+// Launches of a contender timed together: enough for about 1.5 TFLOP (at least 3).
+int batch_for(double flops) { return std::max(3, static_cast<int>(1.5e12 / flops)); }
+
+// Each contender's milliseconds per launch in each of `rounds` interleaved rounds (so clock and
+// thermal drift hit all alike), ms[which][round]: a warm-up of about 0.3 s of launches (clocks
+// up), then per round a batch of back-to-back launches of each contender between two events.
+template <class Launch>
+std::vector<std::vector<double>> interleaved_rounds(Launch&& launch, int contenders, int rounds, double flops) {
+  const int warmup = std::max(20, static_cast<int>(2e14 / flops));
+  for (int i = 0; i < warmup; ++i) BENCH_CHECK(launch(i % contenders));
+  BENCH_CHECK(cudaDeviceSynchronize());
+  const int batch = batch_for(flops);
+  std::vector<std::vector<double>> ms(contenders);
+  cudaEvent_t start, stop;
+  BENCH_CHECK(cudaEventCreate(&start));
+  BENCH_CHECK(cudaEventCreate(&stop));
+  for (int round = 0; round < rounds; ++round) {
+    for (int which = 0; which < contenders; ++which) {
+      BENCH_CHECK(cudaEventRecord(start));
+      for (int i = 0; i < batch; ++i) BENCH_CHECK(launch(which));
+      BENCH_CHECK(cudaEventRecord(stop));
+      BENCH_CHECK(cudaEventSynchronize(stop));
+      float elapsed = 0;
+      BENCH_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+      ms[which].push_back(double(elapsed) / batch);
+    }
+  }
+  BENCH_CHECK(cudaEventDestroy(start));
+  BENCH_CHECK(cudaEventDestroy(stop));
+  return ms;
+}
+
 // GemmSplit::stream_k's configurations (one whole wave shared with the last partial one, and
 // the last partial wave alone) with their zeroed workspace, freed at scope exit.
 struct StreamKConfigs {
@@ -273,25 +305,7 @@ int stream_k_mode(int rounds) {
       }
     };
     constexpr int contenders = 7;
-    for (int i = 0; i < std::max(20, static_cast<int>(2e14 / flops)); ++i) BENCH_CHECK(launch(i % contenders));
-    const int batch = std::max(3, static_cast<int>(1.5e12 / flops));
-    std::vector<double> ms[contenders];
-    cudaEvent_t start, stop;
-    BENCH_CHECK(cudaEventCreate(&start));
-    BENCH_CHECK(cudaEventCreate(&stop));
-    for (int round = 0; round < rounds; ++round) {
-      for (int which = 0; which < contenders; ++which) {
-        BENCH_CHECK(cudaEventRecord(start));
-        for (int i = 0; i < batch; ++i) BENCH_CHECK(launch(which));
-        BENCH_CHECK(cudaEventRecord(stop));
-        BENCH_CHECK(cudaEventSynchronize(stop));
-        float elapsed = 0;
-        BENCH_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
-        ms[which].push_back(double(elapsed) / batch);
-      }
-    }
-    BENCH_CHECK(cudaEventDestroy(start));
-    BENCH_CHECK(cudaEventDestroy(stop));
+    const std::vector<std::vector<double>> ms = interleaved_rounds(launch, contenders, rounds, flops);
     Row row{s, double(s.m / gemm_tile_m) * (s.n / gemm_tile_n) / ctas, {}, lt.tried()};
     for (int which = 0; which < contenders; ++which) row.tflops[which] = flops / median(ms[which]) / 1e9;
     rows.push_back(row);
@@ -473,8 +487,7 @@ int main(int argc, char** argv) {
     ok = ok && lt_good;
     const linpipe::bench::GpuState before = linpipe::bench::read_gpu_state();
 
-    // Contenders, timed in interleaved rounds (so clock and thermal drift hit all alike): each
-    // round times a batch of back-to-back launches of each between two events.
+    // Contenders, timed in interleaved rounds (interleaved_rounds).
     const GemmConfig group8{1, 8}, group32{1, 32}, wg1{1, 16, true}, wg2{2, 16, true};
     const auto launch = [&](int which) -> cudaError_t {
       switch (which) {
@@ -495,27 +508,8 @@ int main(int argc, char** argv) {
       }
     };
     constexpr int contenders = 13;
-    const int warmup = std::max(20, static_cast<int>(2e14 / flops));  // ~0.3 s: clocks up
-    for (int i = 0; i < warmup; ++i) BENCH_CHECK(launch(i % contenders));
-    BENCH_CHECK(cudaDeviceSynchronize());
-    const int batch = std::max(3, static_cast<int>(1.5e12 / flops));
-    std::vector<double> ms[contenders];
-    cudaEvent_t start, stop;
-    BENCH_CHECK(cudaEventCreate(&start));
-    BENCH_CHECK(cudaEventCreate(&stop));
-    for (int round = 0; round < rounds; ++round) {
-      for (int which = 0; which < contenders; ++which) {
-        BENCH_CHECK(cudaEventRecord(start));
-        for (int i = 0; i < batch; ++i) BENCH_CHECK(launch(which));
-        BENCH_CHECK(cudaEventRecord(stop));
-        BENCH_CHECK(cudaEventSynchronize(stop));
-        float elapsed = 0;
-        BENCH_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
-        ms[which].push_back(double(elapsed) / batch);
-      }
-    }
-    BENCH_CHECK(cudaEventDestroy(start));
-    BENCH_CHECK(cudaEventDestroy(stop));
+    const int batch = batch_for(flops);
+    const std::vector<std::vector<double>> ms = interleaved_rounds(launch, contenders, rounds, flops);
     std::vector<double> ratios;
     for (int round = 0; round < rounds; ++round) ratios.push_back(ms[0][round] / ms[1][round]);
     std::sort(ratios.begin(), ratios.end());
