@@ -1,0 +1,139 @@
+// StreamKSchedule and PartialFlags on the GPU, without the GEMM: a one-warp kernel sums rows of
+// k-steps (out[t] = the sum over k of in[t][k], 32 words a k-step) with the tiles' k-steps
+// shared among CTAs; the finishers add their peers' partials. Exact integer sums for grids
+// with several waves, under one wave and in phase; the flags back at zero after each launch;
+// and a publisher that skips its publish makes the finisher's debug wait trap with a report
+// naming the flags and the slot instead of hanging.
+import linpipe;
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpu_test_support.h"
+
+namespace {
+
+constexpr int step_words = 32;  // one word a lane
+
+struct SumsArgs {
+  const std::uint32_t* in;  // tiles x k_steps x 32
+  std::uint32_t* out;       // tiles x 32
+  std::uint32_t* partials;  // a slot of 32 words a CTA
+  std::uint32_t* flags;     // a flag a CTA, zero at rest
+  std::uint32_t tiles, k_steps, shared_waves;
+  bool in_phase, skip_publish;
+};
+
+__global__ void __launch_bounds__(32) stream_k_sums(SumsArgs args) {
+  const linpipe::StreamKSchedule<> schedule(linpipe::TileSpace{{args.tiles, 1, 1}, {1, 1, 1}}, {}, args.k_steps,
+                                            gridDim.x, args.shared_waves,
+                                            args.in_phase ? linpipe::KStepOrder::in_phase
+                                                          : linpipe::KStepOrder::from_zero);
+  const linpipe::PartialFlags flags(args.flags, "row sums");
+  const std::uint32_t lane = threadIdx.x;
+  for (const linpipe::SplitItem item : schedule.items(blockIdx.x)) {
+    const std::uint32_t tile = item.tile.position;
+    std::uint32_t sum = 0;
+    for (std::uint32_t j = item.k_begin; j < item.k_end; ++j)
+      sum += args.in[(std::size_t(tile) * args.k_steps + item.k_step(j)) * step_words + lane];
+    if (item.publishes()) {
+      args.partials[blockIdx.x * step_words + lane] = sum;
+      __syncwarp();  // every lane's partial before the one release
+      if (lane == 0 && !args.skip_publish) flags.publish(blockIdx.x);
+      continue;
+    }
+    for (std::uint32_t peer = item.first_peer; peer <= item.last_peer; ++peer) {
+      if (lane == 0) flags.wait(peer);
+      __syncwarp();  // the acquire before every lane's load
+      sum += __ldcg(&args.partials[peer * step_words + lane]);
+    }
+    args.out[tile * step_words + lane] = sum;
+  }
+}
+
+struct Case {
+  std::uint32_t tiles, k_steps, ctas, shared_waves;
+  bool in_phase;
+};
+
+class StreamKParts : public ::testing::TestWithParam<Case> {};
+
+TEST_P(StreamKParts, SharedSumsAreExactAndTheFlagsComeBackToRest) {
+  LINPIPE_REQUIRE_GPU();
+  const Case c = GetParam();
+  std::vector<std::uint32_t> in(std::size_t(c.tiles) * c.k_steps * step_words), want(c.tiles * step_words, 0);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i * 2654435761u);
+  for (std::uint32_t t = 0; t < c.tiles; ++t)
+    for (std::uint32_t k = 0; k < c.k_steps; ++k)
+      for (int w = 0; w < step_words; ++w) want[t * step_words + w] += in[(std::size_t(t) * c.k_steps + k) * step_words + w];
+  std::uint32_t *in_d, *out_d, *partials_d, *flags_d;
+  LINPIPE_CUDA_OK(cudaMalloc(&in_d, in.size() * 4));
+  LINPIPE_CUDA_OK(cudaMalloc(&out_d, want.size() * 4));
+  LINPIPE_CUDA_OK(cudaMalloc(&partials_d, c.ctas * step_words * 4));
+  LINPIPE_CUDA_OK(cudaMalloc(&flags_d, linpipe::PartialFlags::bytes(c.ctas)));
+  LINPIPE_CUDA_OK(cudaMemcpy(in_d, in.data(), in.size() * 4, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemset(flags_d, 0, linpipe::PartialFlags::bytes(c.ctas)));
+  for (int launch = 0; launch < 3; ++launch) {
+    LINPIPE_CUDA_OK(cudaMemset(out_d, 0xff, want.size() * 4));
+    stream_k_sums<<<c.ctas, 32>>>(
+        {in_d, out_d, partials_d, flags_d, c.tiles, c.k_steps, c.shared_waves, c.in_phase, false});
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+    std::vector<std::uint32_t> got(want.size()), flags(c.ctas);
+    LINPIPE_CUDA_OK(cudaMemcpy(got.data(), out_d, got.size() * 4, cudaMemcpyDeviceToHost));
+    LINPIPE_CUDA_OK(cudaMemcpy(flags.data(), flags_d, flags.size() * 4, cudaMemcpyDeviceToHost));
+    ASSERT_EQ(got, want) << "launch " << launch;
+    ASSERT_EQ(flags, std::vector<std::uint32_t>(c.ctas, 0)) << "a flag left set after launch " << launch;
+  }
+  for (void* p : {static_cast<void*>(in_d), static_cast<void*>(out_d), static_cast<void*>(partials_d),
+                  static_cast<void*>(flags_d)})
+    LINPIPE_CUDA_OK(cudaFree(p));
+}
+
+// Several waves (the last partial one and one whole wave shared, or the last alone), fewer
+// tiles than CTAs (every tile shared, a tile on up to 16 CTAs), in phase, and even waves.
+INSTANTIATE_TEST_SUITE_P(Grids, StreamKParts,
+                         ::testing::Values(Case{50, 7, 16, 1, false}, Case{50, 7, 16, 0, false},
+                                           Case{37, 64, 16, 1, true}, Case{37, 64, 16, 0, true},
+                                           Case{10, 40, 132, 1, false}, Case{3, 48, 132, 1, true},
+                                           Case{64, 9, 16, 1, false}));
+
+int run_unpublished_child() {
+  std::uint32_t *in_d, *out_d, *partials_d, *flags_d;
+  if (cudaMalloc(&in_d, 4 * 8 * step_words * 4) != cudaSuccess || cudaMalloc(&out_d, 4 * step_words * 4) != cudaSuccess ||
+      cudaMalloc(&partials_d, 8 * step_words * 4) != cudaSuccess || cudaMalloc(&flags_d, 8 * 4) != cudaSuccess ||
+      cudaMemset(flags_d, 0, 8 * 4) != cudaSuccess)
+    return 3;
+  // 4 tiles of 8 k-steps on 8 CTAs: every tile shared by two, and no publisher publishes.
+  const linpipe::LaunchResult launched = linpipe::launch(
+      stream_k_sums, {.threads = 32, .items = 8},
+      SumsArgs{in_d, out_d, partials_d, flags_d, 4, 8, 1, false, true});
+  if (!launched) {
+    std::fprintf(stderr, "child: %s\n", launched.why);
+    return 2;
+  }
+  const linpipe::LaunchResult done = linpipe::synchronize();
+  std::fprintf(stderr, "child: synchronize says: %s\n", done.why);
+  return done ? 0 : 1;
+}
+
+TEST(StreamKPartsDebug, UnpublishedPartialTrapsWithItsReport) {
+  if (std::getenv("LINPIPE_UNPUBLISHED_CHILD")) std::exit(run_unpublished_child());
+  if (!linpipe::debug_checks) GTEST_SKIP() << "built without debug checks (NDEBUG)";
+  LINPIPE_REQUIRE_GPU();
+  const auto [status, output] =
+      run_in_child_process("LINPIPE_UNPUBLISHED_CHILD", "1", "StreamKPartsDebug.UnpublishedPartialTrapsWithItsReport");
+  EXPECT_EQ(status, 1) << "the finisher's wait should trap";
+  EXPECT_NE(output.find("synchronize says: linpipe: wait for a shared tile's partial sum exceeded its budget"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("partial flags 'row sums'"), std::string::npos) << output;
+}
+
+}  // namespace
