@@ -39,13 +39,15 @@ enum class GemmSplit {
   // Each CTA computes whole tiles. A grid of P CTAs on T tiles runs ceil(T / P) waves, the last
   // with T mod P of the P SMs busy.
   none,
-  // Stream-K (cooperative schedule, cluster_m = 1): the last partial wave and one whole wave
-  // before it are shared out by k-steps, every CTA the same number; a CTA whose share of a tile
-  // starts past its first k-step leaves its fp32 partial in `workspace` for the CTA that holds
-  // the tile's first k-steps, which adds them and stores the tile. The sum's order is fixed,
-  // so a shape's result is the same on every run (it may differ from GemmSplit::none's in the
-  // last bits: fp32 partials are added in another order). Where the waves are already even
-  // (or there is less than one), nothing is split and the launch runs as GemmSplit::none.
+  // Stream-K (cooperative schedule, cluster_m = 1): the last partial wave and
+  // stream_k_shared_waves whole waves before it (every tile, under one wave) are shared out by
+  // k-steps, every CTA the same number; a CTA whose share of a tile starts past its first
+  // k-step leaves its fp32 partial in `workspace` for the CTA that holds the tile's first
+  // k-steps, which adds them and stores the tile. The sum's order is fixed, so a shape's result
+  // is the same on every run (it may differ from GemmSplit::none's in the last bits: fp32
+  // partials are added in another order). Where the waves are already even, or K is one
+  // k-step, nothing is split. Slower than GemmSplit::none at 3.9-15.5 waves on an H100
+  // (docs/benchmarks.md, twenty-sixth session).
   stream_k,
 };
 
