@@ -27,7 +27,7 @@ for t in gpu_readme_kernel_test gpu_kernel_parts_test gpu_ordered_turns_test gpu
 done
 # The GEMM test built without debug checks too: the kernel the benchmarks time.
 cp build/release/tests/gpu/gpu_gemm_test .device/gpu_gemm_test_release
-cp kernels/bench/{run_common.sh,run_gemm_ab.sh,run_attention_ab.sh,run_gpu_suite.sh,run_rmsnorm_ab.sh,run_rmsnorm_ncu.sh,run_fixed_clock_ab.sh,run_anchor_evidence.sh,run_cluster_ab.sh,run_attention_epilogue_ab.sh,compare_handoff_sass.py,plot_stream_copy.py,plot_trace.py,same_device_code.py,attention_bench.py,ncu_summary.py,run_attention.sh,rmsnorm_bench.py,run_kernel_parts.sh,torch_matmul_anchor.py,run_copy_ncu.sh,run_trace_cost.sh,run_trace_ring.sh,run_owed_checks.sh,run_experiments.sh,run_anchor_kernels.sh,run_pingpong_ncu.sh,sass_stalls.py,run_h200_owed.sh} .device/
+cp kernels/bench/{run_common.sh,run_gemm_ab.sh,run_attention_ab.sh,run_gpu_suite.sh,run_rmsnorm_ab.sh,run_rmsnorm_ncu.sh,run_fixed_clock_ab.sh,run_anchor_evidence.sh,run_cluster_ab.sh,run_attention_epilogue_ab.sh,compare_handoff_sass.py,plot_stream_copy.py,plot_trace.py,same_device_code.py,attention_bench.py,ncu_summary.py,run_attention.sh,rmsnorm_bench.py,run_kernel_parts.sh,torch_matmul_anchor.py,run_copy_ncu.sh,run_trace_cost.sh,run_trace_ring.sh,run_owed_checks.sh,run_experiments.sh,run_anchor_kernels.sh,run_pingpong_ncu.sh,sass_stalls.py,run_h200_owed.sh,run_stream_k.sh} .device/
 # The device tool carries at most 64 MiB with the working tree (tracked files included): the
 # executables' debug sections are of no use there (65 -> 54 MiB on 2026-12-06). A call that
 # also needs a before/ build may still pass the limit: copy what it runs into a subfolder and
