@@ -46,8 +46,10 @@ enum class GemmSplit {
   // k-steps, which adds them and stores the tile. The sum's order is fixed, so a shape's result
   // is the same on every run (it may differ from GemmSplit::none's in the last bits: fp32
   // partials are added in another order). Where the waves are already even, or K is one
-  // k-step, nothing is split. Slower than GemmSplit::none at 3.9-15.5 waves on an H100
-  // (docs/benchmarks.md, twenty-sixth session).
+  // k-step, nothing is split. Finishers wait for CTAs that must run at the same time: the
+  // grid is what fits on the device at once, so do not run it beside a kernel that keeps SMs
+  // until this one ends (debug builds trap with a report; others would hang). Slower than
+  // GemmSplit::none at 3.9-15.5 waves on an H100 (docs/benchmarks.md, twenty-sixth session).
   stream_k,
 };
 
