@@ -50,6 +50,20 @@ inline std::pair<int, std::string> run_in_child_process(const std::string& varia
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
+// A trap child's exit status after its launch (a linpipe::LaunchResult): 2 if the launch
+// failed, else what `synchronize()` (linpipe::synchronize) says, printed for the parent to
+// find ("child: synchronize says: <report>"): 1 if the kernel trapped, 0 if it finished.
+template <class LaunchResult, class Synchronize>
+int trap_child_status(const LaunchResult& launched, Synchronize&& synchronize) {
+  if (!launched) {
+    std::fprintf(stderr, "child: %s\n", launched.why);
+    return 2;
+  }
+  const LaunchResult done = synchronize();
+  std::fprintf(stderr, "child: synchronize says: %s\n", done.why);
+  return done ? 0 : 1;
+}
+
 // bf16 on the host: the bits of a bfloat16 <-> float (round to nearest even; finite inputs).
 inline float bf16_to_float(std::uint16_t bits) {
   const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;

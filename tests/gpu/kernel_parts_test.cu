@@ -286,14 +286,10 @@ int run_trap_child(const std::string& which) {
   if (cudaMalloc(&out, 64 * 4) != cudaSuccess) return 3;
   const linpipe::LaunchResult launched =
       linpipe::launch(every_lane_releases, {.threads = 64, .items = 1}, out);
+  if (which == "ask") return trap_child_status(launched, [] { return linpipe::synchronize(); });
   if (!launched) {
     std::fprintf(stderr, "child: %s\n", launched.why);
     return 2;
-  }
-  if (which == "ask") {
-    const linpipe::LaunchResult done = linpipe::synchronize();
-    std::fprintf(stderr, "child: synchronize says: %s\n", done.why);
-    return done ? 0 : 1;
   }
   // "exit": the program never asks; the report must still reach stderr when it exits.
   std::fprintf(stderr, "child: leaving without asking (%s)\n",
@@ -353,10 +349,7 @@ int run_laps_ahead_child() {
   if (cudaMalloc(&out, 4) != cudaSuccess) return 3;
   const linpipe::LaunchResult launched =
       linpipe::launch(consumer_steps_two_laps_ahead, {.threads = 1, .items = 1}, out);
-  if (!launched) return 2;
-  const linpipe::LaunchResult done = linpipe::synchronize();
-  std::fprintf(stderr, "child: synchronize says: %s\n", done.why);
-  return done ? 0 : 1;
+  return trap_child_status(launched, [] { return linpipe::synchronize(); });
 }
 
 TEST(KernelParts, ConsumerTwoLapsAheadOfTheProducerTrapsWithItsReport) {

@@ -176,13 +176,7 @@ int run_misuse_child(const std::string& which) {
   const linpipe::LaunchResult launched =
       index == 1 ? linpipe::launch(misuse_turns<64>, {.threads = TwoGroups::threads, .items = 1}, index)
                  : linpipe::launch(misuse_turns<128>, {.threads = TwoGroups::threads, .items = 1}, index);
-  if (!launched) {
-    std::fprintf(stderr, "child: %s\n", launched.why);
-    return 2;
-  }
-  const linpipe::LaunchResult done = linpipe::synchronize();
-  std::fprintf(stderr, "child: synchronize says: %s\n", done.why);
-  return done ? 0 : 1;
+  return trap_child_status(launched, [] { return linpipe::synchronize(); });
 }
 
 std::string misuse_output(const std::string& which) {

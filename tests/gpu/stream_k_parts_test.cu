@@ -114,13 +114,7 @@ int run_unpublished_child() {
   const linpipe::LaunchResult launched = linpipe::launch(
       stream_k_sums, {.threads = 32, .items = 8},
       SumsArgs{in_d, out_d, partials_d, flags_d, 4, 8, 1, false, true});
-  if (!launched) {
-    std::fprintf(stderr, "child: %s\n", launched.why);
-    return 2;
-  }
-  const linpipe::LaunchResult done = linpipe::synchronize();
-  std::fprintf(stderr, "child: synchronize says: %s\n", done.why);
-  return done ? 0 : 1;
+  return trap_child_status(launched, [] { return linpipe::synchronize(); });
 }
 
 TEST(StreamKPartsDebug, UnpublishedPartialTrapsWithItsReport) {
