@@ -107,9 +107,9 @@ __device__ Schedule::Items cluster_items(const Schedule& schedule) {
 }
 
 // The stream-K form (GemmSplit::stream_k; one CTA a tile, no cluster): the same tiles in the
-// same order, the last partial wave and one whole wave before it shared out by k-steps among
-// the grid's CTAs (linpipe::StreamKSchedule). Each CTA's items are its run of k-steps, then its
-// whole tiles.
+// same order, the last partial wave (with `shared_waves` = 1 also one whole wave before it;
+// under one wave every tile) shared out by k-steps among the grid's CTAs
+// (linpipe::StreamKSchedule). Each CTA's items are its run of k-steps, then its whole tiles.
 using SplitSchedule = StreamKSchedule<GroupedRowsOrder>;
 template <class Tiles>
 __device__ SplitSchedule::Items split_items(int m, int n, int k_tiles, int group_rows, std::uint32_t shared_waves,
