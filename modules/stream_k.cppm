@@ -20,8 +20,9 @@
 // for it. A CTA's run goes forward through the k-steps, so only its first item can start past
 // a tile's first k-step (at most one partial to publish a CTA: one workspace slot each) and only
 // its last can stop short of a tile's end (the one it finishes, after all the others: the
-// finisher's peers are the CTAs after it, whose runs start with this tile's later k-steps, so
-// they publish early in their runs while the finisher reaches this item last in its own).
+// finisher's peers are the CTAs after it, whose runs start with this tile's later k-steps: with
+// runs of a tile or more they publish early in their runs while the finisher reaches this item
+// last in its own; shorter runs publish at their end, about when the finisher gets there).
 //
 // With fewer tiles than CTAs every tile is shared (runs of T / P tiles' k-steps, split-K in all
 // but name); a run shorter than a tile leaves a tile with several peers, and a CTA with no
@@ -33,7 +34,7 @@
 //
 //   const StreamKSchedule<GroupedRowsOrder> schedule(space, order, k_steps, gridDim.x);
 //   for (const SplitItem item : schedule.items(blockIdx.x)) {
-//     ... compute k-steps [item.k_begin, item.k_end) of item.tile ...
+//     ... compute k-step item.k_step(j) of item.tile for j in [item.k_begin, item.k_end) ...
 //     if (item.publishes()) ... write the partial to slot blockIdx.x, then publish it ...
 //     else if (item.finishes()) ... for peer in [item.first_peer, item.last_peer]: wait, add ...
 //     else ... the whole tile: store it ...
