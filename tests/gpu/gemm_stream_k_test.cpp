@@ -2,6 +2,8 @@
 // k-steps (and on shapes it leaves whole), gives the same bits on every launch from one
 // workspace (the flags go back to rest), in a CUDA graph's replays too, and refuses a
 // configuration it cannot run with a reason.
+import linpipe;
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -50,12 +52,14 @@ struct StreamK {
   ~StreamK() { (void)cudaFree(workspace); }
 };
 
-// Whether a shape's launch shares tiles by k-steps on this GPU (StreamKPlan::for_grid's rule).
+// Whether a shape's launch shares tiles by k-steps on this GPU: the plan the kernel makes for
+// the grid it gets.
 bool splits(int m, int n, int k) {
   int ctas = 0;
   EXPECT_EQ(linpipe::kernels::gemm_bf16_grid_ctas(GemmConfig{}, &ctas), cudaSuccess);
-  const int tiles = (m / linpipe::kernels::gemm_tile_m) * (n / linpipe::kernels::gemm_tile_n);
-  return k / linpipe::kernels::gemm_tile_k >= 2 && tiles % ctas != 0;
+  const auto tiles = static_cast<std::uint32_t>((m / linpipe::kernels::gemm_tile_m) * (n / linpipe::kernels::gemm_tile_n));
+  const auto k_steps = static_cast<std::uint32_t>(k / linpipe::kernels::gemm_tile_k);
+  return linpipe::StreamKPlan::for_grid(tiles, k_steps, static_cast<std::uint32_t>(ctas)).split_tiles > 0;
 }
 
 struct Shape {
