@@ -99,6 +99,34 @@ cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas);
 // a partial-sum slot and its flags for each CTA of its largest grid.
 cudaError_t gemm_bf16_workspace_bytes(const GemmConfig& config, std::size_t* bytes);
 
+// A stream-K workspace on the current device, owned: gemm_bf16_workspace_bytes of device
+// memory, zeroed when made (synchronously: make it before capturing a graph), freed with the
+// object. Launches that may run at the same time (two streams) need one each.
+//   GemmWorkspace workspace;                       // once, outside any stream capture
+//   if (workspace.status() != cudaSuccess) ...     // no device, or out of memory
+//   gemm_bf16(a, b, c, m, n, k, workspace.stream_k(), stream);
+class GemmWorkspace {
+ public:
+  GemmWorkspace();
+  ~GemmWorkspace();
+  GemmWorkspace(GemmWorkspace&& other) noexcept;
+  GemmWorkspace& operator=(GemmWorkspace&& other) noexcept;
+  GemmWorkspace(const GemmWorkspace&) = delete;
+  GemmWorkspace& operator=(const GemmWorkspace&) = delete;
+
+  // cudaSuccess, or why there is no workspace (its stream_k() configs are then refused by
+  // gemm_bf16 with that reason: they carry no workspace).
+  cudaError_t status() const { return status_; }
+  std::size_t bytes() const { return bytes_; }
+  // `config` with split = GemmSplit::stream_k and this workspace; its other fields kept.
+  GemmConfig stream_k(GemmConfig config = {}) const;
+
+ private:
+  void* memory_ = nullptr;
+  std::size_t bytes_ = 0;
+  cudaError_t status_ = cudaErrorInitializationError;
+};
+
 // A traced launch (linpipe:trace), e.g. for gemm_bench --trace: the producer's warp and the
 // first warp of each consumer warpgroup (warps 0, 4 and 8) record their role's waits, claims,
 // releases and issue marks into slice CTA x gemm_warps_per_cta + warp of

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 import linpipe;
 
@@ -231,6 +232,40 @@ cudaError_t gemm_bf16_workspace_bytes(const GemmConfig& config, std::size_t* byt
   const LaunchResult grid = stream_k_max_grid();
   if (grid) *bytes = stream_k_flag_region(grid.grid) + grid.grid * gemm_partial_bytes_per_cta;
   return grid.status;
+}
+
+GemmWorkspace::GemmWorkspace() {
+  GemmConfig split;
+  split.split = GemmSplit::stream_k;
+  status_ = gemm_bf16_workspace_bytes(split, &bytes_);
+  if (status_ == cudaSuccess) status_ = cudaMalloc(&memory_, bytes_);
+  if (status_ == cudaSuccess) status_ = cudaMemset(memory_, 0, bytes_);
+  if (status_ == cudaSuccess) status_ = cudaDeviceSynchronize();  // zeroed before any stream's launch
+  if (status_ != cudaSuccess) {
+    (void)cudaFree(memory_);
+    memory_ = nullptr;
+    bytes_ = 0;
+  }
+}
+GemmWorkspace::~GemmWorkspace() { (void)cudaFree(memory_); }
+GemmWorkspace::GemmWorkspace(GemmWorkspace&& other) noexcept
+    : memory_(std::exchange(other.memory_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      status_(std::exchange(other.status_, cudaErrorInitializationError)) {}
+GemmWorkspace& GemmWorkspace::operator=(GemmWorkspace&& other) noexcept {
+  if (this != &other) {
+    (void)cudaFree(memory_);
+    memory_ = std::exchange(other.memory_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+    status_ = std::exchange(other.status_, cudaErrorInitializationError);
+  }
+  return *this;
+}
+GemmConfig GemmWorkspace::stream_k(GemmConfig config) const {
+  config.split = GemmSplit::stream_k;
+  config.workspace = memory_;
+  config.workspace_bytes = bytes_;
+  return config;
 }
 
 cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas) {

@@ -188,19 +188,16 @@ std::vector<std::vector<double>> interleaved_rounds(Launch&& launch, int contend
 }
 
 // GemmSplit::stream_k's configurations (one whole wave shared with the last partial one, and
-// the last partial wave alone) with their zeroed workspace, freed at scope exit.
+// the last partial wave alone, each also in phase) on one workspace.
 struct StreamKConfigs {
+  GemmWorkspace workspace;
   GemmConfig shared_wave{}, tail{}, shared_wave_in_phase{}, tail_in_phase{};
-  void* workspace = nullptr;
   StreamKConfigs() {
-    shared_wave.split = GemmSplit::stream_k;
-    if (gemm_bf16_workspace_bytes(shared_wave, &shared_wave.workspace_bytes) != cudaSuccess ||
-        cudaMalloc(&workspace, shared_wave.workspace_bytes) != cudaSuccess ||
-        cudaMemset(workspace, 0, shared_wave.workspace_bytes) != cudaSuccess) {
-      std::fprintf(stderr, "gemm_bench: no stream-K workspace\n");
+    if (workspace.status() != cudaSuccess) {
+      std::fprintf(stderr, "gemm_bench: no stream-K workspace: %s\n", cudaGetErrorString(workspace.status()));
       std::exit(1);
     }
-    shared_wave.workspace = workspace;
+    shared_wave = workspace.stream_k();
     tail = shared_wave;
     tail.stream_k_shared_waves = 0;
     shared_wave_in_phase = shared_wave;
@@ -208,9 +205,6 @@ struct StreamKConfigs {
     tail_in_phase = tail;
     tail_in_phase.stream_k_in_phase = true;
   }
-  ~StreamKConfigs() { (void)cudaFree(workspace); }
-  StreamKConfigs(const StreamKConfigs&) = delete;
-  StreamKConfigs& operator=(const StreamKConfigs&) = delete;
 };
 
 // --once: every contender once per shape, unchecked and untimed, for a profiler (ncu names the

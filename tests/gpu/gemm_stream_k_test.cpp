@@ -14,6 +14,7 @@ import linpipe;
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "gemm.h"
@@ -34,22 +35,21 @@ struct DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
-// A stream-K configuration with a zeroed workspace of the size gemm_bf16_workspace_bytes asks.
+// A stream-K configuration with its own zeroed workspace (GemmWorkspace: the size
+// gemm_bf16_workspace_bytes asks).
 struct StreamK {
+  linpipe::kernels::GemmWorkspace workspace;
   GemmConfig config;
-  std::size_t bytes = 0;
-  void* workspace = nullptr;
   explicit StreamK(bool in_phase = false) {
-    config.split = GemmSplit::stream_k;
-    config.stream_k_in_phase = in_phase;
-    EXPECT_EQ(linpipe::kernels::gemm_bf16_workspace_bytes(config, &bytes), cudaSuccess);
-    EXPECT_GT(bytes, 0u);
-    EXPECT_EQ(cudaMalloc(&workspace, bytes), cudaSuccess);
-    EXPECT_EQ(cudaMemset(workspace, 0, bytes), cudaSuccess);
-    config.workspace = workspace;
-    config.workspace_bytes = bytes;
+    EXPECT_EQ(workspace.status(), cudaSuccess);
+    GemmConfig split;
+    split.split = GemmSplit::stream_k;
+    std::size_t bytes = 0;
+    EXPECT_EQ(linpipe::kernels::gemm_bf16_workspace_bytes(split, &bytes), cudaSuccess);
+    EXPECT_EQ(workspace.bytes(), bytes);
+    split.stream_k_in_phase = in_phase;
+    config = workspace.stream_k(split);
   }
-  ~StreamK() { (void)cudaFree(workspace); }
 };
 
 // Whether a shape's launch shares tiles by k-steps on this GPU: the plan the kernel makes for
@@ -200,7 +200,7 @@ TEST(GemmStreamKShapes, MisconfiguredSplitsAreRejectedWithAReason) {
   none.workspace = nullptr;
   rejected(none, "needs a workspace");
   GemmConfig small = split.config;
-  small.workspace_bytes = split.bytes - 1;
+  small.workspace_bytes = split.workspace.bytes() - 1;
   rejected(small, "gemm_bf16_workspace_bytes");
   GemmConfig cluster = split.config;
   cluster.cluster_m = 2;
@@ -217,6 +217,32 @@ TEST(GemmStreamKShapes, MisconfiguredSplitsAreRejectedWithAReason) {
   std::size_t bytes = 1;
   LINPIPE_CUDA_OK(gemm_bf16_workspace_bytes(GemmConfig{}, &bytes));
   EXPECT_EQ(bytes, 0u) << "no split, no workspace";
+}
+
+// A workspace that holds no memory (moved from, or made without a GPU) says so, and a launch
+// with its config is refused for the missing workspace before any CUDA call, on any machine.
+TEST(GemmWorkspace, OneWithoutMemoryIsRefusedWithItsReason) {
+  using namespace linpipe::kernels;
+  GemmWorkspace moved_from;
+  const GemmWorkspace moved_to = std::move(moved_from);
+  EXPECT_NE(moved_from.status(), cudaSuccess);  // NOLINT(bugprone-use-after-move): what is left behind
+  EXPECT_EQ(moved_from.bytes(), 0u);            // NOLINT(bugprone-use-after-move)
+  const GemmConfig config = moved_from.stream_k();  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(config.split, GemmSplit::stream_k);
+  EXPECT_EQ(config.workspace, nullptr);
+  void* fake = reinterpret_cast<void*>(std::uintptr_t{1} << 20);  // never dereferenced: refused first
+  const char* why = nullptr;
+  EXPECT_EQ(gemm_bf16(fake, fake, fake, 256, 256, 128, config, nullptr, &why), cudaErrorInvalidValue);
+  ASSERT_NE(why, nullptr);
+  EXPECT_NE(std::string(why).find("needs a workspace"), std::string::npos) << why;
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    EXPECT_NE(moved_to.status(), cudaSuccess) << "no GPU: no workspace";
+    return;
+  }
+  EXPECT_EQ(moved_to.status(), cudaSuccess);
+  EXPECT_GT(moved_to.bytes(), 0u);
+  EXPECT_NE(moved_to.stream_k().workspace, nullptr);
 }
 
 }  // namespace
