@@ -63,10 +63,14 @@ GemmKernel kernel_for(const GemmConfig& config) {
 }
 
 // A persistent launch of one CTA per output tile at most (a cluster per cluster_m tiles; the
-// ping-pong kernel's two warpgroups take a tile each, so it has work for half as many).
-LaunchOptions options_for(int m, int n, const GemmConfig& config, cudaStream_t stream) {
+// ping-pong kernel's two warpgroups take a tile each, so it has work for half as many). Stream-K
+// shares k-steps, so it has work for a CTA a k-step: with fewer tiles than SMs it still takes
+// the whole device (a grid of one CTA a tile would leave nothing to split).
+LaunchOptions options_for(int m, int n, int k, const GemmConfig& config, cudaStream_t stream) {
   const std::uint64_t tiles = static_cast<std::uint64_t>(m / gemm_tile_m) * (n / tile_n(config));
-  const std::uint64_t items = pingpong(config) ? (tiles + 1) / 2 : tiles;
+  const std::uint64_t items = pingpong(config)  ? (tiles + 1) / 2
+                              : stream_k(config) ? tiles * static_cast<std::uint64_t>(k / gemm_tile_k)
+                                                 : tiles;
   const std::size_t shared_bytes = pingpong(config) ? pingpong_gemm_shared_bytes() : gemm_shared_bytes();
   return {.threads = gemm_threads, .shared_bytes = shared_bytes, .items = items,
           .grid = GridKind::persistent, .cluster = static_cast<unsigned>(config.cluster_m),
@@ -87,7 +91,7 @@ cudaError_t launch_gemm(Kernel kernel, const void* a, const void* b, void* c, in
   static_assert(gemm_c_box_cols == gemm_tile_k, "C's boxes are encoded with the operands' width");
   if ((status = cached_operand(&map_c, c, m, n, gemm_c_box_rows)) != cudaSuccess) return status;
   const int group_rows = config.group_rows / cluster > 0 ? config.group_rows / cluster : 1;
-  const LaunchResult launched = launch(kernel, options_for(m, n, config, stream), map_a, map_b,
+  const LaunchResult launched = launch(kernel, options_for(m, n, k, config, stream), map_a, map_b,
                                        map_c, m, n, k, group_rows, config.warpgroup_release,
                                        trace...);
   if (!launched && why != nullptr) *why = kept_why(launched);
@@ -272,7 +276,7 @@ cudaError_t gemm_bf16_grid_ctas(const GemmConfig& config, int* ctas) {
   GemmConfig checked = config;
   checked.cluster_m = config.cluster_m == 2 ? 2 : 1;
   // A problem with more tiles than any grid holds: the grid is what fits at once.
-  const LaunchResult grid = launch_grid(kernel_for(checked), options_for(1 << 30, 1 << 24, checked, nullptr));
+  const LaunchResult grid = launch_grid(kernel_for(checked), options_for(1 << 30, 1 << 24, gemm_tile_k, checked, nullptr));
   if (grid) *ctas = static_cast<int>(grid.grid);
   return grid.status;
 }

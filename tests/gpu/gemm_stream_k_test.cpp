@@ -8,6 +8,7 @@ import linpipe;
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -98,6 +99,12 @@ TEST_P(GemmStreamK, MatchesCublasAndRepeatsItsBits) {
   EXPECT_GT(cmp.ref_norm, 0.0);
   std::printf("  %dx%dx%d stream-K%s (%s): relative error %.3e\n", s.m, s.n, s.k, in_phase ? " in phase" : "",
               splits(s.m, s.n, s.k) ? "split" : "whole waves", cmp.relative_error);
+  // A split shape's peers leave their partials in the workspace (its flags are back at zero);
+  // a launch that never split (a grid too small to share anything) leaves it as zeroed.
+  std::vector<std::uint32_t> words(split.workspace.bytes() / 4);
+  LINPIPE_CUDA_OK(cudaMemcpy(words.data(), split.config.workspace, words.size() * 4, cudaMemcpyDeviceToHost));
+  const bool partials_written = std::any_of(words.begin(), words.end(), [](std::uint32_t w) { return w != 0; });
+  EXPECT_EQ(partials_written, splits(s.m, s.n, s.k)) << "partials in the workspace, against the plan's split";
 
   // Three more launches from the same workspace: each finds the flags at rest and adds the same
   // partials in the same order, so the bits repeat (a flag left set would let a finisher add a
@@ -169,17 +176,20 @@ TEST(GemmStreamKGraph, ReplaysMatchADirectLaunch) {
   LINPIPE_CUDA_OK(cudaStreamDestroy(stream));
 }
 
-// A split shape small enough for compute-sanitizer (synccheck, racecheck): 256 tiles of 4 k-steps.
+// Split shapes small enough for compute-sanitizer (synccheck, racecheck).
 TEST(GemmStreamKSanitizer, SplitShape) {
   LINPIPE_REQUIRE_GPU();
   using namespace linpipe::kernels;
-  constexpr int m = 2048, n = 4096, k = 256;
-  DeviceBuffer a(std::size_t(m) * k * 2), b(std::size_t(n) * k * 2), c(std::size_t(m) * n * 2);
   const StreamK split;
-  LINPIPE_CUDA_OK(fill_random_bf16(a.ptr, std::size_t(m) * k, 7));
-  LINPIPE_CUDA_OK(fill_random_bf16(b.ptr, std::size_t(n) * k, 8));
-  LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, c.ptr, m, n, k, split.config));
-  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  // The last wave and one before it shared; and fewer tiles than SMs, every tile shared by
+  // several CTAs (8 tiles of 5 k-steps on a grid of 40).
+  for (const Shape s : {Shape{2048, 4096, 256}, Shape{256, 1024, 320}}) {
+    DeviceBuffer a(std::size_t(s.m) * s.k * 2), b(std::size_t(s.n) * s.k * 2), c(std::size_t(s.m) * s.n * 2);
+    LINPIPE_CUDA_OK(fill_random_bf16(a.ptr, std::size_t(s.m) * s.k, 7));
+    LINPIPE_CUDA_OK(fill_random_bf16(b.ptr, std::size_t(s.n) * s.k, 8));
+    LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, c.ptr, s.m, s.n, s.k, split.config));
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  }
 }
 
 // Rejected before any launch, each with a reason: no workspace, one too small, a cluster, the
