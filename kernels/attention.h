@@ -74,8 +74,9 @@ struct AttentionConfig {
   // Head dim 128 only: FlashAttention 4's lazy rescaling. A row's running maximum (and with it
   // the output rows' scale) moves only when a tile's scores pass it by a factor of 256, so most
   // tiles of a long row skip rescaling O. The same result within bf16's rounding; on an H100
-  // its fastest schedule beat the fastest eager one by 1-4% at full 8k-16k and causal 16k, and
-  // lost up to 12% at seq 1024 and below and at causal 2k-8k (docs/benchmarks.md).
+  // its fastest schedule beat the fastest eager one by 1-4% at full 8k-16k, and at causal 4k
+  // and 16k by 5-8% in two runs (the default takes it there); it lost up to 12% at seq 1024
+  // and below and at causal 2k (docs/benchmarks.md).
   bool lazy_rescale = false;
   // Programmatic dependent launch (linpipe::LaunchOptions::early_start): the launch and the
   // kernel's prologue run under the last CTAs of the kernel before it on the stream; every
@@ -97,12 +98,14 @@ struct AttentionConfig {
 //   with a group's heads packed into a CTA, not dynamic.
 // - Head dim 128, full mask: overlapped at every seq; not dynamic (every block has the same
 //   length, and at seq 512 the dynamic grid measured 15% slower).
-// - Head dim 128, causal: persistent and dynamic up to seq 2048 (in order up to 1024,
-//   overlapped at 2048); above that overlapped, on a CTA per query block (not persistent).
+// - Head dim 128, causal: persistent and dynamic up to seq 8192 (in order up to 1024, then
+//   overlapped, with lazy rescaling above 2048 up to 4096); above 8192 overlapped with lazy
+//   rescaling, on a CTA per query block (not persistent).
 // - Head dim 128 with grouped heads (fewer K/V heads than query heads), either mask:
 //   overlapped, persistent up to seq 4096, above that ping-pong on a CTA per query block.
 // Head dim 128 with a K/V head per query head was refitted on two H100 runs of the build with
-// warp-uniform roles (docs/benchmarks.md, twenty-fifth session), its grouped cases on three
+// warp-uniform roles (docs/benchmarks.md, twenty-fifth session; causal above 2048 on two runs of
+// the twenty-seventh's), its grouped cases on three
 // H100 runs at 8 query heads per K/V head (twenty-second session); head dim 64 on three H100
 // runs (grouped) and two (one K/V head a query head) of the twenty-third session's build.
 AttentionConfig attention_config_for(const AttentionShape& shape);

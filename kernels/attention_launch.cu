@@ -247,11 +247,12 @@ AttentionConfig attention_config_for(const AttentionShape& shape) {
     // Full mask: overlapped at every seq.
     config.overlap_softmax = true;
   } else {
-    // Causal: persistent and dynamic while blocks are few (up to seq 2048), in order up to
-    // seq 1024 and overlapped at 2048; above that overlapped on a CTA per block.
-    config.persistent = shape.seq <= 2048;
+    // Causal: persistent and dynamic up to seq 8192 (in order up to seq 1024, then overlapped;
+    // lazy rescaling above 2048 up to 4096); above that overlapped and lazy on a CTA per block.
+    config.persistent = shape.seq <= 8192;
     config.dynamic = config.persistent;
     config.overlap_softmax = shape.seq > 1024;
+    config.lazy_rescale = (shape.seq > 2048 && shape.seq <= 4096) || shape.seq > 8192;
   }
   return config;
 }

@@ -467,8 +467,9 @@ TEST(AttentionArguments, PackedHeadsRule) {
 }
 
 // The default configuration's rule (attention_config_for), as attention.h states it, shape by
-// shape: a persistent grid but for head dim 128 causal above seq 2048, which is overlapped on a
-// CTA per block (below: dynamic, in order up to seq 1024), and head dim 128 with grouped heads
+// shape: a persistent grid but for head dim 128 causal above seq 8192, which is overlapped and
+// lazy on a CTA per block (below: dynamic, in order up to seq 1024, lazy above 2048 up to
+// 4096), and head dim 128 with grouped heads
 // above seq 4096, which is overlapped ping-pong on a CTA per block (overlapped and persistent
 // below); head dim 128 full overlapped at every seq; at head dim 64 overlapped but for the full
 // mask below seq 2048, three warpgroups from seq 2048 (full) or 4096 (causal) with a K/V head
@@ -482,6 +483,7 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
     int warpgroups;
     bool persistent = true;
     bool pingpong = false;
+    bool lazy = false;
   };
   const RuleCase cases[] = {
       {64, 512, false, 16, false, false, 2},   {64, 512, true, 16, true, true, 2},
@@ -495,8 +497,10 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
       {128, 512, true, 16, false, true, 2},    {128, 1024, false, 16, true, false, 2},
       {128, 1024, true, 16, false, true, 2},   {128, 1024, true, 2, true, false, 2},
       {128, 2048, false, 16, true, false, 2},  {128, 2048, true, 16, true, true, 2},
-      {128, 1536, true, 16, true, true, 2},    {128, 2560, true, 16, true, false, 2, false},
-      {128, 3072, true, 16, true, false, 2, false}, {128, 4096, true, 2, true, false, 2},
+      {128, 1536, true, 16, true, true, 2},    {128, 2560, true, 16, true, true, 2, true, false, true},
+      {128, 4096, true, 16, true, true, 2, true, false, true}, {128, 6144, true, 16, true, true, 2},
+      {128, 8192, true, 16, true, true, 2},    {128, 12288, true, 16, true, false, 2, false, false, true},
+      {128, 16384, true, 16, true, false, 2, false, false, true}, {128, 4096, true, 2, true, false, 2},
       {128, 8192, true, 2, true, false, 2, false, true}, {128, 3072, false, 16, true, false, 2},
       {128, 4096, false, 16, true, false, 2},  {128, 8192, false, 16, true, false, 2},
       {128, 16384, false, 16, true, false, 2}, {128, 16384, true, 2, true, false, 2, false, true},
@@ -521,7 +525,7 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
     EXPECT_EQ(c.pingpong, want.pingpong);
     EXPECT_EQ(c.persistent_ctas, 0);
     EXPECT_EQ(c.packed_heads, 0);
-    EXPECT_FALSE(c.lazy_rescale);  // measured on an H100 only so far: not a default yet
+    EXPECT_EQ(c.lazy_rescale, want.lazy);
   }
 }
 
