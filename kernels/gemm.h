@@ -48,8 +48,10 @@ enum class GemmSplit {
   // partials are added in another order). Where the waves are already even, or K is one
   // k-step, nothing is split. Finishers wait for CTAs that must run at the same time: the
   // grid is what fits on the device at once, so do not run it beside a kernel that keeps SMs
-  // until this one ends (debug builds trap with a report; others would hang). Slower than
-  // GemmSplit::none at 3.9-15.5 waves on an H100 (docs/benchmarks.md, twenty-sixth session).
+  // until this one ends (debug builds trap with a report; others would hang). On an H100 with
+  // stream_k_in_phase: 1.2-1.65x GemmSplit::none at 1.06-2.18 waves, 0.98x at 3.88; from
+  // k-step zero slower at 1.06 waves and at 3.9-15.5 (docs/benchmarks.md, twenty-sixth and
+  // twenty-seventh sessions). gemm_config_for(m, n, k, workspace) picks it where it pays.
   stream_k,
 };
 
@@ -164,6 +166,19 @@ inline constexpr int gemm_pingpong_max_k = 1024;
 GemmConfig gemm_config_for(int m, int n, int k);
 // The same with gemm_config_for(m, n, k).
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
+                      cudaStream_t stream = nullptr, const char** why = nullptr);
+
+// With a stream-K workspace the default may also share k-steps: gemm_config_for(m, n, k)'s
+// cooperative pick becomes GemmSplit::stream_k (one whole wave shared with the last, in phase)
+// where gemm_stream_k_pays for the grid's `ctas`: under one wave of 128 x 256 tiles where the
+// k-steps each CTA is spared outweigh the partial sums its tiles' finishers add, and at up to
+// 3 waves where the last is at most 90% full (H100, 2026-12-07: 1.2-1.65x the cooperative
+// kernel at 1.06-2.18 waves; slower at 3.88). Elsewhere, or with a workspace that holds no
+// memory, the pick is gemm_config_for(m, n, k)'s.
+bool gemm_stream_k_pays(int m, int n, int k, int ctas);
+GemmConfig gemm_config_for(int m, int n, int k, const GemmWorkspace& workspace);
+// The same with gemm_config_for(m, n, k, workspace).
+cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k, const GemmWorkspace& workspace,
                       cudaStream_t stream = nullptr, const char** why = nullptr);
 
 }  // namespace linpipe::kernels

@@ -199,6 +199,41 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
   return gemm_bf16(a, b, c, m, n, k, gemm_config_for(m, n, k), stream, why);
 }
 
+bool gemm_stream_k_pays(int m, int n, int k, int ctas) {
+  if (m <= 0 || n <= 0 || k <= 0 || ctas <= 0) return false;
+  const long tiles = static_cast<long>(m / gemm_tile_m) * (n / gemm_tile_n), k_steps = k / gemm_tile_k;
+  if (tiles == 0 || k_steps < 2 || tiles % ctas == 0) return false;
+  if (tiles < ctas) {
+    // Every tile shared: each CTA runs about tiles x k_steps / ctas k-steps instead of a whole
+    // tile's, and a tile's finisher adds one 128 KiB partial a peer (about three k-steps' time
+    // read from L2; docs/benchmarks.md).
+    const long run = (tiles * k_steps + ctas - 1) / ctas, peers = (ctas + tiles - 1) / tiles - 1;
+    constexpr long k_steps_per_partial = 3;
+    return k_steps - run > k_steps_per_partial * peers;
+  }
+  // A wave or more: the shared k-steps' runs lose some of the whole waves' L2 reuse, which the
+  // last wave's idle SMs pay for where it is at most 90% full, up to 3 waves (H100,
+  // 2026-12-07: 1.2-1.65x the cooperative kernel at 1.06-2.18 waves, 0.98 at 3.88).
+  const long waves = (tiles + ctas - 1) / ctas;
+  return waves <= 3 && 10 * (waves * ctas - tiles) >= waves * ctas;
+}
+
+GemmConfig gemm_config_for(int m, int n, int k, const GemmWorkspace& workspace) {
+  const GemmConfig whole = gemm_config_for(m, n, k);
+  if (workspace.status() != cudaSuccess || whole.schedule != GemmSchedule::cooperative) return whole;
+  const LaunchResult grid = stream_k_max_grid();
+  if (!grid || !gemm_stream_k_pays(m, n, k, static_cast<int>(grid.grid))) return whole;
+  GemmConfig split = workspace.stream_k(whole);
+  split.stream_k_shared_waves = 1;
+  split.stream_k_in_phase = true;  // the faster form at every shape split by k-steps (docs/benchmarks.md)
+  return split;
+}
+
+cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k, const GemmWorkspace& workspace,
+                      cudaStream_t stream, const char** why) {
+  return gemm_bf16(a, b, c, m, n, k, gemm_config_for(m, n, k, workspace), stream, why);
+}
+
 cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n, int k,
                              const GemmConfig& config, void* trace, unsigned slices,
                              unsigned per_slice, cudaStream_t stream, const char** why) {

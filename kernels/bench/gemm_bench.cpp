@@ -242,10 +242,12 @@ int once_mode(const std::vector<Shape>& shapes) {
 
 // --stream-k: GemmSplit::stream_k where a persistent grid's waves are few and uneven (0.24 to
 // 3.88 waves of 128 x 256 tiles on 132 SMs), against the cooperative kernel and both anchors,
-// each shape checked against cuBLAS, then timed in interleaved rounds.
+// each shape checked against cuBLAS, then timed in interleaved rounds; `pick` says which of
+// them gemm_bf16 with a GemmWorkspace takes (gemm_config_for(m, n, k, workspace)).
 int stream_k_mode(int rounds) {
   const std::vector<Shape> shapes = {{1024, 1024, 16384}, {1024, 2048, 8192}, {1792, 2560, 8192},
-                                     {2560, 2560, 8192},  {3072, 3072, 4096}, {4096, 4096, 4096}};
+                                     {2560, 2560, 8192},  {3072, 3072, 4096}, {2816, 4096, 4096},
+                                     {4096, 3072, 4096},  {4096, 4096, 4096}};
   const AnchorLibraries libraries;
   const StreamKConfigs stream_k;
   int ctas = 0;
@@ -307,16 +309,19 @@ int stream_k_mode(int rounds) {
   }
   std::printf("\nstream-K at few waves (waves: 128 x 256 tiles / %d CTAs), TFLOP/s, median of %d interleaved rounds; "
               "tail: stream_k_shared_waves = 0; phase: stream_k_in_phase; /best: of the faster anchor\n"
-              "%-16s %6s %7s %9s %7s %8s %6s %8s %6s %6s %6s %6s %6s %6s\n", ctas, rounds, "M x N x K", "waves",
+              "%-16s %6s %7s %9s %7s %8s %6s %8s %6s %6s %6s %6s %6s %6s %6s\n", ctas, rounds, "M x N x K", "waves",
               "cuBLAS", "cuBLASLt", "coop", "stream-K", "tail", "phase", "tail+ph", "coop/b", "sk/b", "tail/b", "ph/b",
-              "t+p/b");
+              "t+p/b", "pick");
   for (const Row& r : rows) {
     char shape[32];
     std::snprintf(shape, sizeof shape, "%dx%dx%d", r.s.m, r.s.n, r.s.k);
     const double best = std::max(r.tflops[0], r.tflops[1]);
-    std::printf("%-16s %6.2f %7.1f %9.1f %7.1f %8.1f %6.1f %8.1f %6.1f %6.3f %6.3f %6.3f %6.3f %6.3f\n", shape, r.waves,
-                r.tflops[0], r.tflops[1], r.tflops[2], r.tflops[3], r.tflops[4], r.tflops[5], r.tflops[6],
-                r.tflops[2] / best, r.tflops[3] / best, r.tflops[4] / best, r.tflops[5] / best, r.tflops[6] / best);
+    const GemmConfig pick = gemm_config_for(r.s.m, r.s.n, r.s.k, stream_k.workspace);
+    const bool picks_phase = pick.split == GemmSplit::stream_k && pick.stream_k_in_phase && pick.stream_k_shared_waves == 1;
+    std::printf("%-16s %6.2f %7.1f %9.1f %7.1f %8.1f %6.1f %8.1f %6.1f %6.3f %6.3f %6.3f %6.3f %6.3f %6s\n", shape,
+                r.waves, r.tflops[0], r.tflops[1], r.tflops[2], r.tflops[3], r.tflops[4], r.tflops[5], r.tflops[6],
+                r.tflops[2] / best, r.tflops[3] / best, r.tflops[4] / best, r.tflops[5] / best, r.tflops[6] / best,
+                picks_phase ? "phase" : pick.split == GemmSplit::none ? "coop" : "other");
   }
   std::printf("%s\n", ok ? "all checks passed" : "SOME CHECKS FAILED");
   return ok ? 0 : 1;

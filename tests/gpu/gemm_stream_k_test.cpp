@@ -130,6 +130,44 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmStreamK,
                                                               Shape{1536, 2816, 512}, Shape{4096, 4096, 64}),
                                             ::testing::Bool()));
 
+// gemm_bf16 with a workspace and no config: under one wave with long K it takes the stream-K
+// kernel in phase (the same bits as that config given explicitly), agreeing with the unsplit
+// kernel.
+TEST(GemmStreamKShapes, TheDefaultWithAWorkspaceSplitsUnderOneWave) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  constexpr int m = 1024, n = 2048, k = 8192;  // 64 tiles of 128 k-steps
+  int ctas = 0;
+  LINPIPE_CUDA_OK(gemm_bf16_grid_ctas(GemmConfig{}, &ctas));
+  if (!gemm_stream_k_pays(m, n, k, ctas)) GTEST_SKIP() << "a grid of " << ctas << " CTAs does not split this shape";
+  const GemmWorkspace workspace;
+  LINPIPE_CUDA_OK(workspace.status());
+  GemmConfig in_phase = workspace.stream_k();
+  in_phase.stream_k_in_phase = true;
+  const GemmConfig picked = gemm_config_for(m, n, k, workspace);
+  EXPECT_EQ(picked.split, GemmSplit::stream_k);
+  EXPECT_TRUE(picked.stream_k_in_phase);
+  EXPECT_EQ(picked.stream_k_shared_waves, 1);
+  EXPECT_EQ(picked.workspace, in_phase.workspace);
+  const std::size_t na = std::size_t(m) * k, nb = std::size_t(n) * k, nc = std::size_t(m) * n;
+  DeviceBuffer a(na * 2), b(nb * 2), by_default(nc * 2), explicit_split(nc * 2), whole(nc * 2);
+  LINPIPE_CUDA_OK(fill_random_bf16(a.ptr, na, 51));
+  LINPIPE_CUDA_OK(fill_random_bf16(b.ptr, nb, 52));
+  for (void* c : {by_default.ptr, explicit_split.ptr, whole.ptr}) LINPIPE_CUDA_OK(poison_bf16(c, nc));
+  const char* why = nullptr;
+  LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, by_default.ptr, m, n, k, workspace, nullptr, &why));
+  LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, explicit_split.ptr, m, n, k, in_phase, nullptr, &why));
+  LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, whole.ptr, m, n, k, GemmConfig{}, nullptr, &why));
+  std::vector<std::uint16_t> got(nc), want(nc);
+  LINPIPE_CUDA_OK(cudaMemcpy(got.data(), by_default.ptr, nc * 2, cudaMemcpyDeviceToHost));
+  LINPIPE_CUDA_OK(cudaMemcpy(want.data(), explicit_split.ptr, nc * 2, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got, want) << "the default with a workspace is not the stream-K kernel's result";
+  Bf16Comparison cmp{};
+  LINPIPE_CUDA_OK(compare_bf16(by_default.ptr, whole.ptr, nc, &cmp));
+  EXPECT_EQ(cmp.non_finite, 0u);
+  EXPECT_LT(cmp.relative_error, 1e-2);
+}
+
 TEST(GemmStreamKShapes, TheSplitShapesSplitOnThisGpu) {
   LINPIPE_REQUIRE_GPU();
   // Otherwise the suite above would only test whole waves here: pick shapes for this SM count.

@@ -14,6 +14,7 @@
 #include <ostream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gemm.h"
@@ -377,6 +378,38 @@ TEST(GemmShapes, DefaultConfigurationRule) {
   EXPECT_EQ(linpipe::kernels::gemm_bf16(fake, fake, fake, 256, 200, 64, nullptr, &why), cudaErrorInvalidValue);
   ASSERT_NE(why, nullptr);
   EXPECT_NE(std::string(why).find("GemmSchedule::pingpong"), std::string::npos) << why;
+}
+
+// Runs without a GPU: where the default shares k-steps with a stream-K workspace (gemm.h's rule) and
+// that a workspace without memory leaves the pick to gemm_config_for(m, n, k).
+TEST(GemmShapes, StreamKRuleSplitsFewUnevenWaves) {
+  using linpipe::kernels::gemm_stream_k_pays;
+  constexpr int ctas = 132;  // an H100 SXM's or H200's persistent grid
+  EXPECT_TRUE(gemm_stream_k_pays(1024, 1024, 16384, ctas));  // 32 tiles: a quarter wave, 256 k-steps
+  EXPECT_TRUE(gemm_stream_k_pays(1024, 2048, 8192, ctas));   // 64 tiles, 128 k-steps
+  EXPECT_FALSE(gemm_stream_k_pays(2048, 2048, 2048, ctas));  // 128 tiles: a CTA's run is a whole tile's
+  EXPECT_FALSE(gemm_stream_k_pays(1024, 1024, 1024, ctas));  // 16 k-steps: 12 spared, 4 partials to add
+  // A wave or more: up to 3 waves, the last at most 90% full.
+  EXPECT_TRUE(gemm_stream_k_pays(1792, 2560, 8192, ctas));   // 140 tiles: 1.06 waves
+  EXPECT_TRUE(gemm_stream_k_pays(3072, 3072, 4096, ctas));   // 288 tiles: 2.18 waves
+  EXPECT_TRUE(gemm_stream_k_pays(2816, 4096, 4096, ctas));   // 352 tiles: the third wave 67% full
+  EXPECT_FALSE(gemm_stream_k_pays(4096, 3072, 4096, ctas));  // 384 tiles: the third wave 91% full
+  EXPECT_FALSE(gemm_stream_k_pays(4096, 4096, 4096, ctas));  // 3.88 waves
+  EXPECT_FALSE(gemm_stream_k_pays(4224, 2048, 4096, ctas));  // 264 tiles: two even waves
+  EXPECT_FALSE(gemm_stream_k_pays(1792, 2560, 64, ctas));    // one k-step: nothing to share
+  EXPECT_TRUE(gemm_stream_k_pays(1024, 1024, 16384, 114));   // an H100 PCIe's grid
+  EXPECT_FALSE(gemm_stream_k_pays(1024, 1024, 16384, 0));
+  EXPECT_FALSE(gemm_stream_k_pays(0, 1024, 16384, ctas));
+
+  linpipe::kernels::GemmWorkspace moved_from;
+  const linpipe::kernels::GemmWorkspace kept = std::move(moved_from);
+  const linpipe::kernels::GemmConfig no_memory =
+      linpipe::kernels::gemm_config_for(1024, 1024, 16384, moved_from);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(no_memory.split, linpipe::kernels::GemmSplit::none);
+  EXPECT_EQ(no_memory.workspace, nullptr);
+  const linpipe::kernels::GemmConfig short_k = linpipe::kernels::gemm_config_for(4096, 4096, 1024, kept);
+  EXPECT_EQ(short_k.split, linpipe::kernels::GemmSplit::none) << "the ping-pong's shapes are not split";
+  EXPECT_EQ(short_k.schedule, GemmSchedule::pingpong);
 }
 
 // Runs without a GPU: what the ping-pong schedule takes (N a multiple of 128 where the
