@@ -321,7 +321,10 @@ int stream_k_mode(int rounds) {
     std::printf("%-16s %6.2f %7.1f %9.1f %7.1f %8.1f %6.1f %8.1f %6.1f %6.3f %6.3f %6.3f %6.3f %6.3f %6s\n", shape,
                 r.waves, r.tflops[0], r.tflops[1], r.tflops[2], r.tflops[3], r.tflops[4], r.tflops[5], r.tflops[6],
                 r.tflops[2] / best, r.tflops[3] / best, r.tflops[4] / best, r.tflops[5] / best, r.tflops[6] / best,
-                picks_phase ? "phase" : pick.split == GemmSplit::none ? "coop" : "other");
+                picks_phase                        ? "phase"
+                : pick.split != GemmSplit::none    ? "other"
+                : pick.schedule == GemmSchedule::pingpong ? "pp"
+                                                   : "coop");
   }
   std::printf("%s\n", ok ? "all checks passed" : "SOME CHECKS FAILED");
   return ok ? 0 : 1;
