@@ -202,7 +202,10 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
 bool gemm_stream_k_pays(int m, int n, int k, int ctas) {
   if (m <= 0 || n <= 0 || k <= 0 || ctas <= 0) return false;
   const long tiles = static_cast<long>(m / gemm_tile_m) * (n / gemm_tile_n), k_steps = k / gemm_tile_k;
-  if (tiles == 0 || k_steps < 2 || tiles % ctas == 0) return false;
+  // Nothing to share (even waves, a single k-step): the schedule's own rule.
+  if (StreamKPlan::for_grid(static_cast<std::uint32_t>(tiles), static_cast<std::uint32_t>(k_steps),
+                            static_cast<std::uint32_t>(ctas)).split_tiles == 0)
+    return false;
   if (tiles < ctas) {
     // Every tile shared: each CTA runs about tiles x k_steps / ctas k-steps instead of a whole
     // tile's, and a tile's finisher adds one 128 KiB partial a peer (about three k-steps' time

@@ -63,6 +63,15 @@ bool splits(int m, int n, int k) {
   return linpipe::StreamKPlan::for_grid(tiles, k_steps, static_cast<std::uint32_t>(ctas)).split_tiles > 0;
 }
 
+// Whether launches from `workspace` left partial sums in it: a split shape's peers publish theirs
+// (its flags are back at zero), while a launch that never split leaves it as zeroed.
+bool holds_partials(const linpipe::kernels::GemmWorkspace& workspace) {
+  std::vector<std::uint32_t> words(workspace.bytes() / 4);
+  EXPECT_EQ(cudaMemcpy(words.data(), workspace.stream_k().workspace, words.size() * 4, cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  return std::any_of(words.begin(), words.end(), [](std::uint32_t w) { return w != 0; });
+}
+
 struct Shape {
   int m, n, k;
 };
@@ -99,12 +108,7 @@ TEST_P(GemmStreamK, MatchesCublasAndRepeatsItsBits) {
   EXPECT_GT(cmp.ref_norm, 0.0);
   std::printf("  %dx%dx%d stream-K%s (%s): relative error %.3e\n", s.m, s.n, s.k, in_phase ? " in phase" : "",
               splits(s.m, s.n, s.k) ? "split" : "whole waves", cmp.relative_error);
-  // A split shape's peers leave their partials in the workspace (its flags are back at zero);
-  // a launch that never split (a grid too small to share anything) leaves it as zeroed.
-  std::vector<std::uint32_t> words(split.workspace.bytes() / 4);
-  LINPIPE_CUDA_OK(cudaMemcpy(words.data(), split.config.workspace, words.size() * 4, cudaMemcpyDeviceToHost));
-  const bool partials_written = std::any_of(words.begin(), words.end(), [](std::uint32_t w) { return w != 0; });
-  EXPECT_EQ(partials_written, splits(s.m, s.n, s.k)) << "partials in the workspace, against the plan's split";
+  EXPECT_EQ(holds_partials(split.workspace), splits(s.m, s.n, s.k)) << "partials in the workspace, against the plan's split";
 
   // Three more launches from the same workspace: each finds the flags at rest and adds the same
   // partials in the same order, so the bits repeat (a flag left set would let a finisher add a
@@ -131,8 +135,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmStreamK,
                                             ::testing::Bool()));
 
 // gemm_bf16 with a workspace and no config: under one wave with long K it takes the stream-K
-// kernel in phase (the same bits as that config given explicitly), agreeing with the unsplit
-// kernel.
+// kernel in phase (partials published; the same bits as that config given explicitly),
+// agreeing with the unsplit kernel.
 TEST(GemmStreamKShapes, TheDefaultWithAWorkspaceSplitsUnderOneWave) {
   LINPIPE_REQUIRE_GPU();
   using namespace linpipe::kernels;
@@ -156,6 +160,7 @@ TEST(GemmStreamKShapes, TheDefaultWithAWorkspaceSplitsUnderOneWave) {
   for (void* c : {by_default.ptr, explicit_split.ptr, whole.ptr}) LINPIPE_CUDA_OK(poison_bf16(c, nc));
   const char* why = nullptr;
   LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, by_default.ptr, m, n, k, workspace, nullptr, &why));
+  EXPECT_TRUE(holds_partials(workspace)) << "the default's launch shared no tile";
   LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, explicit_split.ptr, m, n, k, in_phase, nullptr, &why));
   LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, whole.ptr, m, n, k, GemmConfig{}, nullptr, &why));
   std::vector<std::uint16_t> got(nc), want(nc);
