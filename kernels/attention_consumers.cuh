@@ -28,6 +28,11 @@ class IssueTurns {
     --left_;
     if constexpr (Enabled) turns_.pass_unless_last(left_ == 0);
   }
+  // A turn taken without issuing (a tile the warpgroup's rows do not see).
+  __device__ void skip() {
+    wait();
+    pass();
+  }
 
  private:
   typename B::Turns turns_;
@@ -83,9 +88,27 @@ __device__ __forceinline__ void pv_step(KvPipeline& v_pipe, SharedMemory<B>& sha
   v.release();
 }
 
+// The block's K/V tiles after the warpgroup's own (ConsumerTask::tiles .. loaded_tiles - 1),
+// which its rows do not see: each stage released unread as it lands, then the tile's turns
+// (TurnsPerTile, the schedule's) taken without issuing. Each wait is one the schedule would
+// have made for a computed tile, and each release comes no later, so the other warpgroups'
+// stages and turns move as before.
+template <int TurnsPerTile, class B, bool PingPong>
+__device__ __forceinline__ void skip_unseen_tiles(KvPipeline& k_pipe, KvPipeline& v_pipe,
+                                                  IssueTurns<B, PingPong>& turns, const ConsumerTask& task) {
+  for (int j = task.tiles; j < task.loaded_tiles; ++j) {
+    auto k = k_pipe.acquire_consumer();
+    k.release();
+    auto v = v_pipe.acquire_consumer();
+    v.release();
+#pragma unroll
+    for (int t = 0; t < TurnsPerTile; ++t) turns.skip();
+  }
+}
+
 // One consumer warpgroup (all 128 threads), one step at a time: S = Q K^T, the softmax, then
-// O += P V, each waiting for the last (the reference schedule). Two turns a tile. Lazy: the
-// softmax's lazy rescaling (softmax_tile).
+// O += P V, each waiting for the last (the reference schedule). Two turns a tile the block
+// loads. Lazy: the softmax's lazy rescaling (softmax_tile).
 template <class B, bool PingPong, bool Lazy>
 __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, typename B::QLag& q_lag,
                                                  KvPipeline& k_pipe, KvPipeline& v_pipe, SharedMemory<B>& shared,
@@ -95,7 +118,7 @@ __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, 
 #pragma unroll
   for (float& x : o) x = 0.0f;
   RowStats stats;
-  IssueTurns<B, PingPong> turns(task.warpgroup, 2 * task.tiles);
+  IssueTurns<B, PingPong> turns(task.warpgroup, 2 * task.loaded_tiles);
   const bool last_half = task.last_tile_half();
   // The softmax of tile j's S, then O += P V.
   const auto softmax_and_pv = [&](float (&s)[64], int j) __attribute__((always_inline)) {
@@ -121,6 +144,7 @@ __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, 
     score_step<B>(k_pipe, shared, q_desc, turns, s);
     softmax_and_pv(s, j);
   }
+  skip_unseen_tiles<2>(k_pipe, v_pipe, turns, task);
   store_rows<B>(o, stats, f, task, q_tile, map_o, lse);
 }
 
@@ -128,7 +152,7 @@ __device__ __forceinline__ void consume_in_order(typename B::QPipeline& q_pipe, 
 // issues S(j+1) = Q K(j+1)^T and then O += P(j) V(j) as two wgmma groups, waits for the first
 // only, and computes P(j+1) in fp32 while the second runs; once that group has retired (it
 // reads P(j)'s registers and writes O), P(j+1) is packed to bf16 and O rescaled. A turn per
-// tile and one more (the last P V).
+// tile the block loads and one more (the last P V).
 template <class B, bool PingPong, bool Lazy>
 __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe, typename B::QLag& q_lag,
                                                    KvPipeline& k_pipe, KvPipeline& v_pipe, SharedMemory<B>& shared,
@@ -139,7 +163,7 @@ __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe
   for (float& x : o) x = 0.0f;
   RowStats stats;
   std::uint32_t p[32];  // P of the tile whose V comes next
-  IssueTurns<B, PingPong> turns(task.warpgroup, task.tiles + 1);
+  IssueTurns<B, PingPong> turns(task.warpgroup, task.loaded_tiles + 1);
 
   auto q = q_pipe.acquire_consumer();
   typename B::QTile& q_tile = shared.q[q];
@@ -182,6 +206,7 @@ __device__ __forceinline__ void consume_overlapped(typename B::QPipeline& q_pipe
     rescale_rows(o, rescale);
   }
   pv_step<B>(v_pipe, shared, o, p, turns, task.last_tile_half());  // the last tile's P V
+  skip_unseen_tiles<1>(k_pipe, v_pipe, turns, task);
   store_rows<B>(o, stats, f, task, q_tile, map_o, lse);
 }
 

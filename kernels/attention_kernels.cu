@@ -7,11 +7,12 @@
 // retired, so the next block's Q lands during this one), then each K tile and each V tile
 // into its own two-stage ring, so the next K tile lands while the consumers still multiply by
 // this V.
-// Consumer warpgroup w owns query rows 64w..64w+63: per K/V tile it computes S = Q K^T with
-// wgmma (both operands K-major in 128B-swizzled shared memory), masks the tail and the causal
-// triangle, updates the running row maximum and sum (base 2, fp32), rescales its output
-// accumulators, converts P to bf16 in registers (an m64nNk16 accumulator's layout is wgmma's
-// register-A layout) and adds P V with wgmma (V N-major: tensor-map rows are keys). Each
+// Consumer warpgroup w owns query rows 64w..64w+63: per K/V tile its rows see (the block's
+// others, past their diagonal or all past the sequence, it releases unread) it computes
+// S = Q K^T with wgmma (both operands K-major in 128B-swizzled shared memory), masks the tail
+// and the causal triangle, updates the running row maximum and sum (base 2, fp32), rescales
+// its output accumulators, converts P to bf16 in registers (an m64nNk16 accumulator's layout
+// is wgmma's register-A layout) and adds P V with wgmma (V N-major: tensor-map rows are keys). Each
 // stage is released once the wgmma group reading it has retired. Two schedules
 // (AttentionConfig): each step waiting for the last, or the next tile's S issued with this
 // tile's P V so the softmax runs while the tensor cores do; with either, the warpgroups may

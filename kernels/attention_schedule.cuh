@@ -14,6 +14,14 @@ __device__ __host__ inline int kv_tiles(int seq, int query0, int rows, bool caus
   return causal && to_diagonal < all ? to_diagonal : all;
 }
 
+// The K/V tiles a consumer warpgroup computes on, for rows `query0 .. query0 + rows - 1` of
+// each of its heads: those its rows see, which may be fewer than its block loads (a 192-row
+// block on 128-key tiles: the first warpgroup's rows end a tile before the block's diagonal),
+// and one where every row lies past the sequence (a short last block's; the store drops them).
+__device__ __host__ inline int warpgroup_kv_tiles(int seq, int query0, int rows, bool causal) {
+  return query0 < seq ? kv_tiles(seq, query0, rows, causal) : 1;
+}
+
 // A CTA's query block (block_q rows, the kernel's): its first query head's plane (of batch x
 // heads), the K/V plane all its heads read, its first query, and the K/V tiles it reads.
 struct QueryBlock {
@@ -29,13 +37,14 @@ struct QueryBlock {
 };
 
 // What a consumer warpgroup works on: its 64 rows of the CTA's query block (rows_per_head
-// rows of each head from `head` on: 64 of one head, or fewer of several with packed heads) and
-// the tiles to read.
+// rows of each head from `head` on: 64 of one head, or fewer of several with packed heads),
+// the K/V tiles it computes on and those the block loads, which it releases unread.
 struct ConsumerTask {
   int head;           // the plane (of batch x heads) of the warpgroup's first row
   int query0;         // the first query of each of the warpgroup's heads
   int rows_per_head;  // a power of two, at most 64
-  int tiles;          // K/V tiles to read
+  int tiles;          // K/V tiles it computes on: the first `tiles` of the block's
+  int loaded_tiles;   // K/V tiles the block loads (QueryBlock::tiles), at least `tiles`
   int seq;
   bool causal;
   float scale_log2;
@@ -48,7 +57,8 @@ struct ConsumerTask {
       : head(block.q_plane + 64 * warpgroup / packing.rows_per_head(block_q)),
         query0(block.query0 + 64 * warpgroup % packing.rows_per_head(block_q)),
         rows_per_head(packing.warpgroup_rows_per_head(block_q)),
-        tiles(block.tiles),
+        tiles(warpgroup_kv_tiles(seq, query0, rows_per_head, causal)),
+        loaded_tiles(block.tiles),
         seq(seq),
         causal(causal),
         scale_log2(scale_log2),

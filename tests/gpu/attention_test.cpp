@@ -1,7 +1,8 @@
 // attention_bf16 (kernels/attention_*) against a float32 reference computed here on the host
 // from the same bf16 inputs: O and the log-sum-exp, for head dims 64 and 128, with and without
 // the causal mask, at sequence lengths that leave a tail in the last query and key tiles (1,
-// 127, 129, 300) and whole tiles (256), over several heads, so a tile that runs past one
+// 127, 129, 300; 1050, where a warpgroup's rows lie past the sequence and it releases the
+// block's tiles unread) and whole tiles (256), over several heads, so a tile that runs past one
 // head's rows must be masked or left unwritten, and must not read another head's rows (NaN
 // there never reaches this head). Every shape runs with all eight kernel configurations
 // (in order or overlapped, with or without ping-pong, a CTA per query block or a persistent
@@ -281,7 +282,13 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Attention,
                                            Case{1, 3, 256, 64, false},
                                            Case{2, 2, 300, 128, true},   // tails and heads
                                            Case{1, 2, 300, 64, false},
-                                           Case{1, 2, 300, 64, true}),   // 3 blocks a persistent CTA
+                                           Case{1, 2, 300, 64, true},    // 3 blocks a persistent CTA
+                                           // A short last block: its last warpgroups' rows lie
+                                           // past the sequence, so they skip all but one of
+                                           // its 9 tiles (at 64, three warpgroups' first skips
+                                           // its block's last tile, which its rows do not see).
+                                           Case{1, 2, 1050, 64, true},
+                                           Case{1, 1, 1050, 128, false}),
                          case_name);
 
 // Grouped-query and multi-query attention: query heads sharing a K/V head, packed into one
