@@ -19,6 +19,7 @@ set(LINPIPE_MODULE_PARTITIONS
   trace_ring
   trace_report
   driver_api
+  context_sms
   tensor_map
   device_reports
   stage

@@ -6,6 +6,8 @@
 // report, and is printed at exit when nobody asks. Ordered turns: ordered_turns_test.cu.
 import linpipe;
 
+#include <cuda.h>  // green contexts, through linpipe::driver::entry_point: nothing links libcuda
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -228,6 +230,128 @@ TEST(KernelParts, PersistentGridStopsAtMaxCtas) {
   EXPECT_EQ(grid(1, 2), 2u) << "a cap below one cluster still launches one";
   EXPECT_EQ(grid(100000, 1), static_cast<unsigned>(sms)) << "a cap above what fits changes nothing";
   EXPECT_EQ(grid(0, 1), static_cast<unsigned>(sms)) << "0 is no cap";
+}
+
+// A green context holding `sms` of the GPU's SMs, current on this thread while it lives (the
+// context before it current again after). ok() false with why() where the driver or GPU has
+// no green contexts; a failure of a step that should work is an error() instead.
+class GreenContext {
+ public:
+  explicit GreenContext(unsigned sms) {
+    cudaError_t status;
+    const auto get_device = linpipe::driver::entry_point<PFN_cuDeviceGet_v2000>("cuDeviceGet", 2000, &status);
+    const auto device_resource =
+        linpipe::driver::entry_point<PFN_cuDeviceGetDevResource_v12040>("cuDeviceGetDevResource", 12040, &status);
+    const auto split =
+        linpipe::driver::entry_point<PFN_cuDevSmResourceSplitByCount_v12040>("cuDevSmResourceSplitByCount", 12040, &status);
+    const auto describe =
+        linpipe::driver::entry_point<PFN_cuDevResourceGenerateDesc_v12040>("cuDevResourceGenerateDesc", 12040, &status);
+    const auto create = linpipe::driver::entry_point<PFN_cuGreenCtxCreate_v12040>("cuGreenCtxCreate", 12040, &status);
+    const auto as_context = linpipe::driver::entry_point<PFN_cuCtxFromGreenCtx_v12040>("cuCtxFromGreenCtx", 12040, &status);
+    const auto get_current = linpipe::driver::entry_point<PFN_cuCtxGetCurrent_v4000>("cuCtxGetCurrent", 4000, &status);
+    set_current_ = linpipe::driver::entry_point<PFN_cuCtxSetCurrent_v4000>("cuCtxSetCurrent", 4000, &status);
+    destroy_ = linpipe::driver::entry_point<PFN_cuGreenCtxDestroy_v12040>("cuGreenCtxDestroy", 12040, &status);
+    if (!get_device || !device_resource || !split || !describe || !create || !as_context || !get_current ||
+        !set_current_ || !destroy_) {
+      why_ = "this driver has no green-context entry points";
+      return;
+    }
+    int ordinal = 0;
+    CUdevice device = 0;
+    CUdevResource whole{}, part{}, rest{};
+    unsigned groups = 1;
+    CUdevResourceDesc desc = nullptr;
+    if (cudaGetDevice(&ordinal) != cudaSuccess || cudaFree(nullptr) != cudaSuccess ||
+        get_device(&device, ordinal) != CUDA_SUCCESS || get_current(&before_) != CUDA_SUCCESS) {
+      error_ = "could not find the device or its current context";
+      return;
+    }
+    const CUresult found = device_resource(device, &whole, CU_DEV_RESOURCE_TYPE_SM);
+    if (found == CUDA_ERROR_NOT_SUPPORTED) {
+      why_ = "this GPU has no SM resources to partition";
+      return;
+    }
+    if (found != CUDA_SUCCESS || split(&part, &groups, &whole, &rest, 0, sms) != CUDA_SUCCESS || groups != 1 ||
+        describe(&desc, &part, 1) != CUDA_SUCCESS || create(&green_, desc, device, CU_GREEN_CTX_DEFAULT_STREAM) != CUDA_SUCCESS ||
+        as_context(&context_, green_) != CUDA_SUCCESS || set_current_(context_) != CUDA_SUCCESS) {
+      error_ = "could not create a green context of " + std::to_string(sms) + " SMs";
+      return;
+    }
+    sms_ = part.sm.smCount;
+  }
+  ~GreenContext() {
+    if (context_ != nullptr) (void)set_current_(before_);
+    if (green_ != nullptr) (void)destroy_(green_);
+  }
+  GreenContext(const GreenContext&) = delete;
+  GreenContext& operator=(const GreenContext&) = delete;
+
+  bool ok() const { return sms_ != 0; }
+  const std::string& why() const { return why_; }
+  const std::string& error() const { return error_; }
+  unsigned sms() const { return sms_; }  // as the driver split them (rounded to its granule)
+
+ private:
+  PFN_cuCtxSetCurrent_v4000 set_current_ = nullptr;
+  PFN_cuGreenCtxDestroy_v12040 destroy_ = nullptr;
+  CUcontext before_ = nullptr, context_ = nullptr;
+  CUgreenCtx green_ = nullptr;
+  unsigned sms_ = 0;
+  std::string why_, error_;
+};
+
+// Every CTA counts itself in and waits, at most `budget_ns`, until the whole grid has; then
+// writes 1 if it saw the whole grid, 2 if not. A grid larger than what can run at once never
+// counts full while its first CTAs wait: as stream-K's finishers wait for their peers.
+__global__ void wait_for_the_whole_grid(unsigned* arrived, std::uint32_t* out, unsigned shared_bytes,
+                                        unsigned long long budget_ns) {
+  extern __shared__ __align__(16) std::byte smem[];
+  if (threadIdx.x != 0) return;
+  smem[shared_bytes - 1] = std::byte{1};
+  atomicAdd(arrived, 1u);
+  const std::uint64_t start = linpipe::ptx::globaltimer();
+  unsigned seen = 0;
+  while ((seen = atomicAdd(arrived, 0u)) < gridDim.x && linpipe::ptx::globaltimer() - start < budget_ns) {
+  }
+  out[blockIdx.x] = seen >= gridDim.x ? 1 : 2;
+}
+
+// A persistent grid fits the context it runs in: in a green context holding 16 of the GPU's
+// SMs, launch() sizes the grid to what those SMs hold, and a grid whose CTAs wait for one
+// another finishes (sized from the whole GPU's SMs, most of its CTAs could not start until the
+// first ones gave up waiting).
+TEST(KernelParts, PersistentGridFitsAGreenContextsShareOfTheSms) {
+  LINPIPE_REQUIRE_GPU();
+  const GreenContext green(16);
+  ASSERT_TRUE(green.error().empty()) << green.error();
+  if (!green.ok()) GTEST_SKIP() << green.why();
+  int device_sms = 0;
+  LINPIPE_CUDA_OK(cudaDeviceGetAttribute(&device_sms, cudaDevAttrMultiProcessorCount, 0));
+  ASSERT_LT(green.sms(), static_cast<unsigned>(device_sms)) << "the green context must hold a share of the SMs";
+  EXPECT_EQ(linpipe::context_sms(device_sms), static_cast<int>(green.sms()));
+
+  constexpr unsigned threads = 128, bytes = 150 * 1024;  // one CTA an SM
+  unsigned* arrived = nullptr;
+  std::uint32_t* out = nullptr;
+  LINPIPE_CUDA_OK(cudaMalloc(&arrived, sizeof(unsigned)));
+  LINPIPE_CUDA_OK(cudaMalloc(&out, 4096 * 4));
+  LINPIPE_CUDA_OK(cudaMemset(arrived, 0, sizeof(unsigned)));
+  LINPIPE_CUDA_OK(cudaMemset(out, 0, 4096 * 4));
+  const linpipe::LaunchResult launched = linpipe::launch(
+      wait_for_the_whole_grid,
+      {.threads = threads, .shared_bytes = bytes, .items = 1u << 20, .grid = linpipe::GridKind::persistent},
+      arrived, out, bytes, 200'000'000ull);
+  ASSERT_TRUE(launched) << launched.why;
+  const linpipe::LaunchResult done = linpipe::synchronize();
+  ASSERT_TRUE(done) << done.why;
+  EXPECT_EQ(launched.grid, green.sms()) << "one CTA on each of the green context's SMs";
+
+  std::vector<std::uint32_t> back(4096);
+  LINPIPE_CUDA_OK(cudaMemcpy(back.data(), out, back.size() * 4, cudaMemcpyDeviceToHost));
+  LINPIPE_CUDA_OK(cudaFree(out));
+  LINPIPE_CUDA_OK(cudaFree(arrived));
+  for (unsigned cta = 0; cta < launched.grid; ++cta)
+    ASSERT_EQ(back[cta], 1u) << "CTA " << cta << " of " << launched.grid << " waited for CTAs that never ran with it";
 }
 
 // kept_why hands a launch's reason to a `const char** why` caller: the text outlives the
