@@ -2,7 +2,8 @@
 // SharedPlan, a StoreEpilogue and launch() transforms rows through a ring (a per-block extra
 // filled by the consumers alone, behind WarpRoles::sync_consumers(); ragged last tile,
 // one-shot and persistent grids, epilogue lags 0 and 1); launch() refuses what cannot run with
-// a sentence; and a debug-build trap (an extra arrival) comes back from synchronize() with its
+// a sentence and sizes a persistent grid to the current context's SMs (a green context's
+// share); and a debug-build trap (an extra arrival) comes back from synchronize() with its
 // report, and is printed at exit when nobody asks. Ordered turns: ordered_turns_test.cu.
 import linpipe;
 
