@@ -19,7 +19,7 @@ set(LINPIPE_MODULE_PARTITIONS
   trace_ring
   trace_report
   driver_api
-  context_sms
+  stream_share
   tensor_map
   device_reports
   stage

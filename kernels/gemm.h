@@ -47,9 +47,10 @@ enum class GemmSplit {
   // is the same on every run (it may differ from GemmSplit::none's in the last bits: fp32
   // partials are added in another order). Where the waves are already even, or K is one
   // k-step, nothing is split. Finishers wait for CTAs that must run at the same time: the
-  // grid is what fits at once on the SMs the current context may use (the device's, or an MPS
-  // client's or green context's share: linpipe::context_sms), so do not run it beside a kernel
-  // that keeps SMs until this one ends (debug builds trap with a report; others would hang). On an H100 with
+  // grid is what fits at once on the SMs the stream may use (the device's, or an MPS client's
+  // or green context's share: linpipe::stream_share), so do not run it beside a kernel that
+  // keeps SMs until this one ends (debug builds trap with a report; others would hang). A
+  // workspace is cut for the whole device's grid, so it serves every share. On an H100 with
   // stream_k_in_phase: 1.2-1.65x GemmSplit::none at 1.06-2.18 waves, 0.98x at 3.88; from
   // k-step zero slower at 1.06 waves and at 3.9-15.5 (docs/benchmarks.md, twenty-sixth and
   // twenty-seventh sessions). gemm_config_for(m, n, k, workspace) picks it where it pays.

@@ -7,9 +7,11 @@
 #include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <utility>
 
 import linpipe;
@@ -103,18 +105,41 @@ cudaError_t launch_gemm(Kernel kernel, const void* a, const void* b, void* c, in
 std::size_t stream_k_flag_region(unsigned max_ctas) {
   return (max_ctas * gemm_flag_bytes_per_cta + 255) / 256 * 256;
 }
-// The stream-K kernel's largest grid on the current device (what fits at once).
-LaunchResult stream_k_max_grid() {
+// The stream-K kernel's largest grid on `stream` (what fits at once on the SMs it may use).
+LaunchResult stream_k_max_grid(cudaStream_t stream = nullptr) {
   return launch_grid(stream_k_gemm_kernel(),
                      LaunchOptions{.threads = gemm_threads, .shared_bytes = gemm_shared_bytes(),
-                                   .items = 1ull << 40, .grid = GridKind::persistent});
+                                   .items = 1ull << 40, .grid = GridKind::persistent, .stream = stream});
+}
+// The grid a workspace's layout is cut for: the largest on every SM of the current device, not
+// only on the SMs a stream may use, so that one workspace serves launches from an MPS share, a
+// green context and the whole device alike (cut for a smaller grid, a larger one's partials
+// would land on the smaller one's flags).
+LaunchResult stream_k_layout_grid() {
+  LaunchResult grid = stream_k_max_grid();  // also opts the kernel into its shared memory
+  int device = 0, sms = 0, per_sm = 0;
+  cudaError_t status = grid.status;
+  if (status == cudaSuccess) status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (status == cudaSuccess) {
+    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_k_gemm_kernel(), gemm_threads,
+                                                           gemm_shared_bytes());
+  }
+  if (status == cudaSuccess) {
+    grid.grid = std::max(grid.grid, static_cast<unsigned>(sms * per_sm));
+  } else if (grid) {
+    grid.status = status;
+    std::snprintf(grid.why, sizeof(grid.why), "the stream-K kernel's occupancy on this device is unknown (%s)",
+                  cudaGetErrorString(status));
+  }
+  return grid;
 }
 
 // The stream-K launch: the workspace checked against what gemm_bf16_workspace_bytes asks (the
 // largest grid's, whatever this launch's grid), then cut into flags and partial slots.
 cudaError_t launch_stream_k(const void* a, const void* b, void* c, int m, int n, int k,
                             const GemmConfig& config, cudaStream_t stream, const char** why) {
-  const LaunchResult max_grid = stream_k_max_grid();
+  const LaunchResult max_grid = stream_k_layout_grid();
   if (!max_grid) {
     if (why != nullptr) *why = kept_why(max_grid);
     return max_grid.status;
@@ -271,7 +296,7 @@ cudaError_t gemm_bf16_workspace_bytes(const GemmConfig& config, std::size_t* byt
   if (bytes == nullptr) return cudaErrorInvalidValue;
   *bytes = 0;
   if (!stream_k(config)) return cudaSuccess;
-  const LaunchResult grid = stream_k_max_grid();
+  const LaunchResult grid = stream_k_layout_grid();
   if (grid) *bytes = stream_k_flag_region(grid.grid) + grid.grid * gemm_partial_bytes_per_cta;
   return grid.status;
 }

@@ -1,10 +1,11 @@
 // linpipe:launch — one host call that launches a warp-specialised kernel: the dynamic
 // shared-memory opt-in, the cluster shape, the grid (one CTA per work item, or a persistent
-// grid sized by the occupancy calculator: CTAs per SM of the SMs the current context may use,
+// grid sized by the occupancy calculator: CTAs per SM of the SMs the stream's context may use,
 // or clusters that fit at once), the
 // launch itself (early, under the last CTAs of the kernel before it, where asked), and the
-// debug report sink. What it asks the runtime is asked once per kernel, device, context and
-// shape, so a repeated launch costs only the launch (and two driver lookups of the context).
+// debug report sink. What it asks the runtime is asked once per kernel, device, SM share and
+// shape, so a repeated launch costs only the launch (and, for a persistent grid, a few driver
+// lookups of the stream's context).
 //
 //   const linpipe::LaunchResult launched = linpipe::launch(
 //       rmsnorm_kernel, {.threads = Roles::threads, .shared_bytes = Plan::launch_bytes(),
@@ -36,14 +37,14 @@ module;
 export module linpipe:launch;
 #if defined(__CUDA__)
 import :device_reports;
-import :context_sms;
+import :stream_share;
 
 export namespace linpipe {
 
 // How many CTAs to launch for `items` work items.
 enum class GridKind : std::uint8_t {
   one_per_item,  // a one-shot grid: CTA i takes item i
-  persistent,    // as many CTAs as fit at once on the context's SMs (at most one per item)
+  persistent,    // as many CTAs as fit at once on the stream's SMs (at most one per item)
 };
 
 struct LaunchOptions {
@@ -140,12 +141,12 @@ class LaunchReports {
   }
 }
 
-// What launch() asks the runtime about a kernel, asked once per kernel, device, context and
-// shape: the SM count, the shared-memory opt-in (a per-kernel setting of each context, raised
-// to the largest size launched so far) and, for persistent grids, how many CTAs (or clusters)
-// fit at once on the context's SMs.
-// Later launches only read it, so a launch costs the launch itself (a GEMM of a few
-// microseconds must not wait on occupancy queries).
+// What launch() asks the runtime about a kernel, asked once per kernel, device, SM share and
+// shape: the SM count, the shared-memory opt-in (a per-kernel, per-device setting, raised to
+// the largest size launched so far) and, for persistent grids, how many CTAs (or clusters) fit
+// at once on the SMs the launch's stream may use (stream_share). Later launches only read it,
+// so a launch costs the launch itself (a GEMM of a few microseconds must not wait on occupancy
+// queries).
 class LaunchFits {
  public:
   static inline LaunchFits& get() {
@@ -153,65 +154,59 @@ class LaunchFits {
     return instance;
   }
 
-  // The CTAs a persistent grid of `how` may keep resident on `sms` of `device`'s `device_sms`
-  // SMs (the current context's share: context_sms): SMs x CTAs per SM, or whole clusters x
-  // cluster size (cluster placement, not the SM count, bounds a cluster grid; on a share of the
-  // device, also no more CTAs than its SMs hold).
-  inline cudaError_t resident_ctas(const void* kernel, int device, int sms, int device_sms,
+  // The CTAs a persistent grid of `how` may keep resident on `share` of `device`'s
+  // `device_sms` SMs: SMs x CTAs per SM, or whole clusters x cluster size (cluster placement,
+  // not the SM count, bounds a cluster grid; on a share of the device, also no more CTAs than
+  // its SMs hold).
+  inline cudaError_t resident_ctas(const void* kernel, int device, const StreamShare& share, int device_sms,
                                    const LaunchOptions& how, std::uint64_t& ctas) {
     const std::lock_guard<std::mutex> lock(mutex_);
     for (const Fit& fit : fits_) {
-      if (fit.kernel == kernel && fit.device == device && fit.sms == sms && fit.threads == how.threads &&
-          fit.bytes == how.shared_bytes && fit.cluster == how.cluster) {
+      if (fit.kernel == kernel && fit.device == device && fit.green == share.green && fit.share == share.id &&
+          fit.sms == share.sms && fit.threads == how.threads && fit.bytes == how.shared_bytes &&
+          fit.cluster == how.cluster) {
         ctas = fit.ctas;
         return cudaSuccess;
       }
     }
-    int found = 0;
-    cudaError_t status;
-    if (how.cluster <= 1) {
-      status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &found, kernel, static_cast<int>(how.threads), how.shared_bytes);
-      ctas = static_cast<std::uint64_t>(found) * static_cast<std::uint64_t>(sms);
-    } else {
+    const auto sms = static_cast<std::uint64_t>(share.sms);
+    int per_sm = 0, clusters = 0;
+    cudaError_t status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, kernel, static_cast<int>(how.threads), how.shared_bytes);
+    ctas = static_cast<std::uint64_t>(per_sm) * sms;
+    if (status == cudaSuccess && per_sm != 0 && how.cluster > 1) {
       cudaLaunchConfig_t probe{};
       cudaLaunchAttribute cluster{};
       cluster.id = cudaLaunchAttributeClusterDimension;
       cluster.val.clusterDim = {how.cluster, 1, 1};
-      probe.gridDim = dim3(static_cast<unsigned>(sms) / how.cluster * how.cluster, 1, 1);
+      probe.gridDim = dim3(static_cast<unsigned>(share.sms) / how.cluster * how.cluster, 1, 1);
       probe.blockDim = dim3(how.threads, 1, 1);
       probe.dynamicSmemBytes = how.shared_bytes;
+      probe.stream = how.stream;
       probe.attrs = &cluster;
       probe.numAttrs = 1;
-      status = cudaOccupancyMaxActiveClusters(&found, kernel, &probe);
-      ctas = static_cast<std::uint64_t>(found) * how.cluster;
-      int per_sm = 0;
-      if (status == cudaSuccess && found != 0 && sms < device_sms &&
-          (status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(how.threads),
-                                                                 how.shared_bytes)) == cudaSuccess) {
-        const std::uint64_t held = static_cast<std::uint64_t>(sms) * static_cast<std::uint64_t>(per_sm);
-        ctas = std::min<std::uint64_t>(ctas, held / how.cluster * how.cluster);
-        found = static_cast<int>(ctas / how.cluster);
-      }
+      status = cudaOccupancyMaxActiveClusters(&clusters, kernel, &probe);
+      // The clusters that fit, and on a share of the device no more CTAs than its SMs hold.
+      const std::uint64_t placed = static_cast<std::uint64_t>(clusters) * how.cluster;
+      ctas = share.sms < device_sms ? std::min(placed, ctas / how.cluster * how.cluster) : placed;
     }
-    if (status != cudaSuccess || found == 0) return status == cudaSuccess ? cudaErrorInvalidConfiguration : status;
-    fits_.push_back({kernel, device, sms, how.threads, how.shared_bytes, how.cluster, ctas});
+    if (status != cudaSuccess || ctas == 0) return status == cudaSuccess ? cudaErrorInvalidConfiguration : status;
+    fits_.push_back({kernel, device, share.green, share.id, share.sms, how.threads, how.shared_bytes, how.cluster, ctas});
     return cudaSuccess;
   }
 
-  // Opts `kernel` into `bytes` of dynamic shared memory on `device` in the context `context`
-  // (current_context_key(): the setting is the context's), unless it already is.
-  inline cudaError_t opt_in(const void* kernel, int device, unsigned long long context, std::size_t bytes) {
+  // Opts `kernel` into `bytes` of dynamic shared memory on `device`, unless it already is.
+  inline cudaError_t opt_in(const void* kernel, int device, std::size_t bytes) {
     const std::lock_guard<std::mutex> lock(mutex_);
     for (OptIn& seen : opt_ins_) {
-      if (seen.kernel != kernel || seen.device != device || seen.context != context) continue;
+      if (seen.kernel != kernel || seen.device != device) continue;
       if (seen.bytes >= bytes) return cudaSuccess;
       const cudaError_t status = set(kernel, bytes);
       if (status == cudaSuccess) seen.bytes = bytes;
       return status;
     }
     const cudaError_t status = set(kernel, bytes);
-    if (status == cudaSuccess) opt_ins_.push_back({kernel, device, context, bytes});
+    if (status == cudaSuccess) opt_ins_.push_back({kernel, device, bytes});
     return status;
   }
 
@@ -240,6 +235,8 @@ class LaunchFits {
   struct Fit {
     const void* kernel;
     int device;
+    bool green;
+    unsigned long long share;
     int sms;
     unsigned threads;
     std::size_t bytes;
@@ -249,7 +246,6 @@ class LaunchFits {
   struct OptIn {
     const void* kernel;
     int device;
-    unsigned long long context;
     std::size_t bytes;
   };
   struct Device {
@@ -278,7 +274,7 @@ inline LaunchResult grid_for(const void* kernel, const LaunchOptions& how) {
         how.shared_bytes, optin);
     return result;
   }
-  status = fits.opt_in(kernel, device, current_context_key(), how.shared_bytes);
+  status = fits.opt_in(kernel, device, how.shared_bytes);
   if (status != cudaSuccess) {
     say(result, status, "linpipe::launch: could not opt the kernel into %zu bytes of shared memory",
         how.shared_bytes);
@@ -289,21 +285,20 @@ inline LaunchResult grid_for(const void* kernel, const LaunchOptions& how) {
   // items), a persistent one never exceeds what fits at once.
   std::uint64_t ctas = (how.items + cluster - 1) / cluster * cluster;
   if (how.grid == GridKind::persistent) {
-    // Asked after the opt-in, which makes the runtime's context current if none was.
-    const int usable = context_sms(sms);
+    const StreamShare share = stream_share(how.stream, device, sms);
     std::uint64_t resident = 0;
-    status = fits.resident_ctas(kernel, device, usable, sms, how, resident);
+    status = fits.resident_ctas(kernel, device, share, sms, how, resident);
     if (status != cudaSuccess) {
       say(result, status,
           "linpipe::launch: no %s of %u threads with %zu bytes of shared memory fits on the "
-          "device (registers, shared memory or cluster placement): use fewer threads, stages "
-          "or registers%s",
-          cluster > 1 ? "cluster of CTAs" : "CTA", how.threads, how.shared_bytes,
+          "%d SMs this stream may use (registers, shared memory or cluster placement): use fewer "
+          "threads, stages or registers%s",
+          cluster > 1 ? "cluster of CTAs" : "CTA", how.threads, how.shared_bytes, share.sms,
           cluster > 1 ? ", or a smaller cluster" : "");
       return result;
     }
     if (how.ctas_per_sm != 0) {
-      const std::uint64_t cap = static_cast<std::uint64_t>(usable) * how.ctas_per_sm / cluster * cluster;
+      const std::uint64_t cap = static_cast<std::uint64_t>(share.sms) * how.ctas_per_sm / cluster * cluster;
       if (cap < resident) resident = cap;
     }
     if (how.max_ctas != 0) {

@@ -20,7 +20,7 @@ export import :nvidia_mbar_backend;
 export import :host_backend;
 export import :diagnostics;
 export import :driver_api;
-export import :context_sms;
+export import :stream_share;
 export import :tensor_map;
 export import :device_reports;
 export import :stage;

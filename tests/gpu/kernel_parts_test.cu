@@ -2,7 +2,7 @@
 // SharedPlan, a StoreEpilogue and launch() transforms rows through a ring (a per-block extra
 // filled by the consumers alone, behind WarpRoles::sync_consumers(); ragged last tile,
 // one-shot and persistent grids, epilogue lags 0 and 1); launch() refuses what cannot run with
-// a sentence and sizes a persistent grid to the current context's SMs (a green context's
+// a sentence and sizes a persistent grid to the SMs its stream may use (a green context's
 // share); and a debug-build trap (an extra arrival) comes back from synchronize() with its
 // report, and is printed at exit when nobody asks. Ordered turns: ordered_turns_test.cu.
 import linpipe;
@@ -233,55 +233,66 @@ TEST(KernelParts, PersistentGridStopsAtMaxCtas) {
   EXPECT_EQ(grid(0, 1), static_cast<unsigned>(sms)) << "0 is no cap";
 }
 
-// A green context holding `sms` of the GPU's SMs, current on this thread while it lives (the
-// context before it current again after). ok() false with why() where the driver or GPU has
-// no green contexts; a failure of a step that should work is an error() instead.
+// A green context holding `sms` of the GPU's SMs and a stream of its own (cuGreenCtxStreamCreate),
+// with the green context current on this thread while it lives where `current` (the context
+// before it current again after). ok() false with why() where the driver or GPU has no green
+// contexts; a step that should work and fails is an error() instead.
 class GreenContext {
  public:
-  explicit GreenContext(unsigned sms) {
+  GreenContext(unsigned sms, bool current) {
     cudaError_t status;
     const auto get_device = linpipe::driver::entry_point<PFN_cuDeviceGet_v2000>("cuDeviceGet", 2000, &status);
-    const auto device_resource =
-        linpipe::driver::entry_point<PFN_cuDeviceGetDevResource_v12040>("cuDeviceGetDevResource", 12040, &status);
-    const auto split =
-        linpipe::driver::entry_point<PFN_cuDevSmResourceSplitByCount_v12040>("cuDevSmResourceSplitByCount", 12040, &status);
-    const auto describe =
-        linpipe::driver::entry_point<PFN_cuDevResourceGenerateDesc_v12040>("cuDevResourceGenerateDesc", 12040, &status);
+    const auto device_resource = linpipe::driver::entry_point<PFN_cuDeviceGetDevResource_v12040>(
+        "cuDeviceGetDevResource", 12040, &status);
+    const auto split = linpipe::driver::entry_point<PFN_cuDevSmResourceSplitByCount_v12040>(
+        "cuDevSmResourceSplitByCount", 12040, &status);
+    const auto describe = linpipe::driver::entry_point<PFN_cuDevResourceGenerateDesc_v12040>(
+        "cuDevResourceGenerateDesc", 12040, &status);
     const auto create = linpipe::driver::entry_point<PFN_cuGreenCtxCreate_v12040>("cuGreenCtxCreate", 12040, &status);
-    const auto as_context = linpipe::driver::entry_point<PFN_cuCtxFromGreenCtx_v12040>("cuCtxFromGreenCtx", 12040, &status);
+    const auto as_context =
+        linpipe::driver::entry_point<PFN_cuCtxFromGreenCtx_v12040>("cuCtxFromGreenCtx", 12040, &status);
+    const auto new_stream = linpipe::driver::entry_point<PFN_cuGreenCtxStreamCreate_v12050>(
+        "cuGreenCtxStreamCreate", 12050, &status);
     const auto get_current = linpipe::driver::entry_point<PFN_cuCtxGetCurrent_v4000>("cuCtxGetCurrent", 4000, &status);
     set_current_ = linpipe::driver::entry_point<PFN_cuCtxSetCurrent_v4000>("cuCtxSetCurrent", 4000, &status);
     destroy_ = linpipe::driver::entry_point<PFN_cuGreenCtxDestroy_v12040>("cuGreenCtxDestroy", 12040, &status);
-    if (!get_device || !device_resource || !split || !describe || !create || !as_context || !get_current ||
-        !set_current_ || !destroy_) {
+    destroy_stream_ = linpipe::driver::entry_point<PFN_cuStreamDestroy_v4000>("cuStreamDestroy", 4000, &status);
+    if (!get_device || !device_resource || !split || !describe || !create || !as_context || !new_stream ||
+        !get_current || !set_current_ || !destroy_ || !destroy_stream_) {
       why_ = "this driver has no green-context entry points";
       return;
     }
-    int ordinal = 0;
     CUdevice device = 0;
     CUdevResource whole{}, part{}, rest{};
     unsigned groups = 1;
     CUdevResourceDesc desc = nullptr;
-    if (cudaGetDevice(&ordinal) != cudaSuccess || cudaFree(nullptr) != cudaSuccess ||
-        get_device(&device, ordinal) != CUDA_SUCCESS || get_current(&before_) != CUDA_SUCCESS) {
-      error_ = "could not find the device or its current context";
+    if (cudaGetDevice(&ordinal_) != cudaSuccess || cudaFree(nullptr) != cudaSuccess ||
+        get_device(&device, ordinal_) != CUDA_SUCCESS || get_current(&before_) != CUDA_SUCCESS ||
+        device_resource(device, &whole, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS ||
+        split(&part, &groups, &whole, &rest, 0, sms) != CUDA_SUCCESS || groups != 1 ||
+        describe(&desc, &part, 1) != CUDA_SUCCESS) {
+      error_ = "could not split " + std::to_string(sms) + " SMs off the device";
       return;
     }
-    const CUresult found = device_resource(device, &whole, CU_DEV_RESOURCE_TYPE_SM);
-    if (found == CUDA_ERROR_NOT_SUPPORTED) {
-      why_ = "this GPU has no SM resources to partition";
+    const CUresult created = create(&green_, desc, device, CU_GREEN_CTX_DEFAULT_STREAM);
+    if (created == CUDA_ERROR_NOT_SUPPORTED) {  // MIG, some virtual GPUs
+      why_ = "this GPU does not create green contexts";
       return;
     }
-    if (found != CUDA_SUCCESS || split(&part, &groups, &whole, &rest, 0, sms) != CUDA_SUCCESS || groups != 1 ||
-        describe(&desc, &part, 1) != CUDA_SUCCESS || create(&green_, desc, device, CU_GREEN_CTX_DEFAULT_STREAM) != CUDA_SUCCESS ||
-        as_context(&context_, green_) != CUDA_SUCCESS || set_current_(context_) != CUDA_SUCCESS) {
-      error_ = "could not create a green context of " + std::to_string(sms) + " SMs";
+    CUstream stream = nullptr;
+    if (created != CUDA_SUCCESS || as_context(&context_, green_) != CUDA_SUCCESS ||
+        new_stream(&stream, green_, CU_STREAM_NON_BLOCKING, 0) != CUDA_SUCCESS ||
+        (current && set_current_(context_) != CUDA_SUCCESS)) {
+      error_ = "could not create a green context of " + std::to_string(sms) + " SMs and its stream";
       return;
     }
+    stream_ = stream;
+    made_current_ = current;
     sms_ = part.sm.smCount;
   }
   ~GreenContext() {
-    if (context_ != nullptr) (void)set_current_(before_);
+    if (stream_ != nullptr) (void)destroy_stream_(stream_);
+    if (made_current_) (void)set_current_(before_);
     if (green_ != nullptr) (void)destroy_(green_);
   }
   GreenContext(const GreenContext&) = delete;
@@ -290,13 +301,19 @@ class GreenContext {
   bool ok() const { return sms_ != 0; }
   const std::string& why() const { return why_; }
   const std::string& error() const { return error_; }
+  int ordinal() const { return ordinal_; }
   unsigned sms() const { return sms_; }  // as the driver split them (rounded to its granule)
+  cudaStream_t stream() const { return stream_; }
 
  private:
   PFN_cuCtxSetCurrent_v4000 set_current_ = nullptr;
   PFN_cuGreenCtxDestroy_v12040 destroy_ = nullptr;
+  PFN_cuStreamDestroy_v4000 destroy_stream_ = nullptr;
   CUcontext before_ = nullptr, context_ = nullptr;
   CUgreenCtx green_ = nullptr;
+  CUstream stream_ = nullptr;
+  bool made_current_ = false;
+  int ordinal_ = 0;
   unsigned sms_ = 0;
   std::string why_, error_;
 };
@@ -317,42 +334,60 @@ __global__ void wait_for_the_whole_grid(unsigned* arrived, std::uint32_t* out, u
   out[blockIdx.x] = seen >= gridDim.x ? 1 : 2;
 }
 
-// A persistent grid fits the context it runs in: in a green context holding 16 of the GPU's
-// SMs, launch() sizes the grid to what those SMs hold, and a grid whose CTAs wait for one
-// another finishes (sized from the whole GPU's SMs, most of its CTAs could not start until the
-// first ones gave up waiting).
-TEST(KernelParts, PersistentGridFitsAGreenContextsShareOfTheSms) {
-  LINPIPE_REQUIRE_GPU();
-  const GreenContext green(16);
-  ASSERT_TRUE(green.error().empty()) << green.error();
-  if (!green.ok()) GTEST_SKIP() << green.why();
+// A persistent grid of wait_for_the_whole_grid on `stream` in `green`'s share of the SMs: one
+// CTA on each of its SMs (150 KiB of shared memory allow one an SM), every one of which saw
+// the whole grid run with it. Sized from the whole GPU's SMs, most CTAs could not start until
+// the first ones gave up waiting.
+void expect_grid_fits(const GreenContext& green, cudaStream_t stream) {
   int device_sms = 0;
-  LINPIPE_CUDA_OK(cudaDeviceGetAttribute(&device_sms, cudaDevAttrMultiProcessorCount, 0));
+  LINPIPE_CUDA_OK(cudaDeviceGetAttribute(&device_sms, cudaDevAttrMultiProcessorCount, green.ordinal()));
   ASSERT_LT(green.sms(), static_cast<unsigned>(device_sms)) << "the green context must hold a share of the SMs";
-  EXPECT_EQ(linpipe::context_sms(device_sms), static_cast<int>(green.sms()));
+  const linpipe::StreamShare share = linpipe::stream_share(stream, green.ordinal(), device_sms);
+  EXPECT_TRUE(share.green);
+  EXPECT_EQ(share.sms, static_cast<int>(green.sms()));
 
-  constexpr unsigned threads = 128, bytes = 150 * 1024;  // one CTA an SM
+  constexpr unsigned threads = 128, bytes = 150 * 1024, slots = 4096;
   unsigned* arrived = nullptr;
   std::uint32_t* out = nullptr;
-  LINPIPE_CUDA_OK(cudaMalloc(&arrived, sizeof(unsigned)));
-  LINPIPE_CUDA_OK(cudaMalloc(&out, 4096 * 4));
-  LINPIPE_CUDA_OK(cudaMemset(arrived, 0, sizeof(unsigned)));
-  LINPIPE_CUDA_OK(cudaMemset(out, 0, 4096 * 4));
+  LINPIPE_CUDA_OK(cudaMalloc(&arrived, sizeof(unsigned) + slots * 4));
+  out = reinterpret_cast<std::uint32_t*>(arrived + 1);
+  LINPIPE_CUDA_OK(cudaMemset(arrived, 0, sizeof(unsigned) + slots * 4));
   const linpipe::LaunchResult launched = linpipe::launch(
       wait_for_the_whole_grid,
-      {.threads = threads, .shared_bytes = bytes, .items = 1u << 20, .grid = linpipe::GridKind::persistent},
+      {.threads = threads, .shared_bytes = bytes, .items = 1u << 20, .grid = linpipe::GridKind::persistent,
+       .stream = stream},
       arrived, out, bytes, 200'000'000ull);
-  ASSERT_TRUE(launched) << launched.why;
-  const linpipe::LaunchResult done = linpipe::synchronize();
-  ASSERT_TRUE(done) << done.why;
-  EXPECT_EQ(launched.grid, green.sms()) << "one CTA on each of the green context's SMs";
-
-  std::vector<std::uint32_t> back(4096);
-  LINPIPE_CUDA_OK(cudaMemcpy(back.data(), out, back.size() * 4, cudaMemcpyDeviceToHost));
-  LINPIPE_CUDA_OK(cudaFree(out));
+  // The green context's stream does not block on the legacy stream: wait for it first.
+  const cudaError_t finished = cudaStreamSynchronize(stream);
+  const linpipe::LaunchResult done = launched ? linpipe::synchronize() : launched;
+  std::vector<std::uint32_t> back(slots);
+  const cudaError_t copied = cudaMemcpy(back.data(), out, slots * 4, cudaMemcpyDeviceToHost);
   LINPIPE_CUDA_OK(cudaFree(arrived));
+  ASSERT_TRUE(launched) << launched.why;
+  LINPIPE_CUDA_OK(finished);
+  ASSERT_TRUE(done) << done.why;
+  LINPIPE_CUDA_OK(copied);
+  EXPECT_EQ(launched.grid, green.sms()) << "one CTA on each of the green context's SMs";
   for (unsigned cta = 0; cta < launched.grid; ++cta)
     ASSERT_EQ(back[cta], 1u) << "CTA " << cta << " of " << launched.grid << " waited for CTAs that never ran with it";
+}
+
+// A persistent grid fits the SMs its stream may use: a green context's 16, whether the green
+// context is current and the launch goes to the default stream, or the primary context stays
+// current and the launch goes to a stream of the green context (the usual way to use one).
+TEST(KernelParts, PersistentGridFitsAGreenContextsShareOfTheSms) {
+  LINPIPE_REQUIRE_GPU();
+  {
+    const GreenContext green(16, /*current=*/true);
+    ASSERT_TRUE(green.error().empty()) << green.error();
+    if (!green.ok()) GTEST_SKIP() << green.why();
+    SCOPED_TRACE("green context current, default stream");
+    expect_grid_fits(green, nullptr);
+  }
+  const GreenContext green(16, /*current=*/false);
+  ASSERT_TRUE(green.error().empty()) << green.error();
+  SCOPED_TRACE("primary context current, a stream of the green context");
+  expect_grid_fits(green, green.stream());
 }
 
 // kept_why hands a launch's reason to a `const char** why` caller: the text outlives the
