@@ -89,20 +89,22 @@ __device__ __forceinline__ void pv_step(KvPipeline& v_pipe, SharedMemory<B>& sha
 }
 
 // The block's K/V tiles after the warpgroup's own (ConsumerTask::tiles .. loaded_tiles - 1),
-// which its rows do not see: each stage released unread as it lands, then the tile's turns
-// (TurnsPerTile, the schedule's) taken without issuing. Each wait is one the schedule would
-// have made for a computed tile, and each release comes no later, so the other warpgroups'
-// stages and turns move as before.
+// which its rows do not see: each stage released unread as it lands, and the tile's turns
+// taken without issuing where the schedule takes them (TurnsPerTile: in order, S's turn once K
+// has landed and P V's once V has; overlapped, one once both have). No wait comes before the
+// schedule's own for a computed tile and no release after it, so the other warpgroups' stages
+// and turns move as before (a turn taken only after all the tiles deadlocks).
 template <int TurnsPerTile, class B, bool PingPong>
 __device__ __forceinline__ void skip_unseen_tiles(KvPipeline& k_pipe, KvPipeline& v_pipe,
                                                   IssueTurns<B, PingPong>& turns, const ConsumerTask& task) {
+  static_assert(TurnsPerTile == 1 || TurnsPerTile == 2, "a turn a tile (overlapped) or two (in order)");
   for (int j = task.tiles; j < task.loaded_tiles; ++j) {
     auto k = k_pipe.acquire_consumer();
     k.release();
+    if constexpr (TurnsPerTile == 2) turns.skip();
     auto v = v_pipe.acquire_consumer();
     v.release();
-#pragma unroll
-    for (int t = 0; t < TurnsPerTile; ++t) turns.skip();
+    turns.skip();
   }
 }
 
