@@ -7,7 +7,6 @@
 #include <cuda.h>  // CUtensorMap and its enums: types only, nothing links libcuda
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -105,11 +104,12 @@ cudaError_t launch_gemm(Kernel kernel, const void* a, const void* b, void* c, in
 std::size_t stream_k_flag_region(unsigned max_ctas) {
   return (max_ctas * gemm_flag_bytes_per_cta + 255) / 256 * 256;
 }
-// The stream-K kernel's largest grid on `stream` (what fits at once on the SMs it may use).
-LaunchResult stream_k_max_grid(cudaStream_t stream = nullptr) {
+// The stream-K kernel's largest grid on the default stream (what fits at once on the SMs it
+// may use).
+LaunchResult stream_k_max_grid() {
   return launch_grid(stream_k_gemm_kernel(),
                      LaunchOptions{.threads = gemm_threads, .shared_bytes = gemm_shared_bytes(),
-                                   .items = 1ull << 40, .grid = GridKind::persistent, .stream = stream});
+                                   .items = 1ull << 40, .grid = GridKind::persistent});
 }
 // The grid a workspace's layout is cut for: the largest on every SM of the current device, not
 // only on the SMs a stream may use, so that one workspace serves launches from an MPS share, a
@@ -126,7 +126,7 @@ LaunchResult stream_k_layout_grid() {
                                                            gemm_shared_bytes());
   }
   if (status == cudaSuccess) {
-    grid.grid = std::max(grid.grid, static_cast<unsigned>(sms * per_sm));
+    grid.grid = static_cast<unsigned>(sms * per_sm);  // no share holds more
   } else if (grid) {
     grid.status = status;
     std::snprintf(grid.why, sizeof(grid.why), "the stream-K kernel's occupancy on this device is unknown (%s)",

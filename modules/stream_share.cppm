@@ -98,16 +98,15 @@ inline int green_sms(const ContextQueries& queries, CUgreenCtx green, int device
     return std::min(device_sms, static_cast<int>(resource.sm.smCount));
   return device_sms;
 }
-inline int regular_sms(const ContextQueries& queries, CUcontext context, int device_sms) {
+inline int regular_sms(const ContextQueries& queries, CUcontext context, CUcontext current, int device_sms) {
   int sms = device_sms;
   CUdevResource resource{};
   if (queries.context_resource != nullptr &&
       queries.context_resource(context, &resource, CU_DEV_RESOURCE_TYPE_SM) == CUDA_SUCCESS && resource.sm.smCount > 0)
     sms = std::min(sms, static_cast<int>(resource.sm.smCount));
-  CUcontext current = nullptr;
   CUexecAffinityParam affinity{};
-  if (queries.exec_affinity != nullptr && queries.current != nullptr && queries.current(&current) == CUDA_SUCCESS &&
-      current == context && queries.exec_affinity(&affinity, CU_EXEC_AFFINITY_TYPE_SM_COUNT) == CUDA_SUCCESS &&
+  if (queries.exec_affinity != nullptr && context == current &&
+      queries.exec_affinity(&affinity, CU_EXEC_AFFINITY_TYPE_SM_COUNT) == CUDA_SUCCESS &&
       affinity.param.smCount.val > 0)
     sms = std::min(sms, static_cast<int>(affinity.param.smCount.val));
   return sms;
@@ -149,7 +148,7 @@ inline StreamShare stream_share(cudaStream_t stream, int device, int device_sms)
   if (!named) share.id = 0;
   if (named && detail::ShareCounts::get().find(share)) return share;
   share.sms = share.green ? detail::green_sms(queries, green, device_sms)
-                          : context != nullptr ? detail::regular_sms(queries, context, device_sms)
+                          : context != nullptr ? detail::regular_sms(queries, context, current, device_sms)
                                                : device_sms;
   if (named) detail::ShareCounts::get().keep(share);
   return share;
