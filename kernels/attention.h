@@ -92,7 +92,8 @@ struct AttentionConfig {
 // - Head dim 64, every query head its own K/V head, full mask: in order below seq 2048; from
 //   2048 overlapped with three consumer warpgroups (the extra warps hide the softmax; below
 //   2048 a 192-row block has too few K/V tiles to repay its longer prologue and epilogue).
-//   Causal: overlapped and dynamic, with three warpgroups from seq 4096.
+//   Causal: overlapped and dynamic, with three warpgroups at every seq (each warpgroup computes
+//   only the K/V tiles its own rows see, so a 192-row block wastes nothing on its first rows).
 // - Head dim 64 with grouped heads: overlapped, three warpgroups and dynamic (a 192-row block
 //   grid leaves each head a short last block), except causal below seq 2048: two warpgroups
 //   with a group's heads packed into a CTA, not dynamic.

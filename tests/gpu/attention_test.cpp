@@ -479,8 +479,8 @@ TEST(AttentionArguments, PackedHeadsRule) {
 // 4096), and head dim 128 with grouped heads
 // above seq 4096, which is overlapped ping-pong on a CTA per block (overlapped and persistent
 // below); head dim 128 full overlapped at every seq; at head dim 64 overlapped but for the full
-// mask below seq 2048, three warpgroups from seq 2048 (full) or 4096 (causal) with a K/V head
-// per query head, and with grouped heads at every seq but causal below 2048.
+// mask below seq 2048, three warpgroups from seq 2048 (full) or at every seq (causal) with a
+// K/V head per query head, and with grouped heads at every seq but causal below 2048.
 TEST(AttentionArguments, DefaultConfigurationRule) {
   struct RuleCase {
     int head_dim, seq;
@@ -493,9 +493,9 @@ TEST(AttentionArguments, DefaultConfigurationRule) {
     bool lazy = false;
   };
   const RuleCase cases[] = {
-      {64, 512, false, 16, false, false, 2},   {64, 512, true, 16, true, true, 2},
-      {64, 1024, false, 16, false, false, 2},  {64, 1024, true, 16, true, true, 2},
-      {64, 2048, false, 16, true, false, 3},   {64, 2048, true, 16, true, true, 2},
+      {64, 512, false, 16, false, false, 2},   {64, 512, true, 16, true, true, 3},
+      {64, 1024, false, 16, false, false, 2},  {64, 1024, true, 16, true, true, 3},
+      {64, 2048, false, 16, true, false, 3},   {64, 2048, true, 16, true, true, 3},
       {64, 4096, true, 16, true, true, 3},     {64, 16384, false, 16, true, false, 3},
       {64, 16384, true, 16, true, true, 3},   {64, 4096, false, 2, true, true, 3},
       {64, 4096, true, 1, true, true, 3},      {64, 512, false, 2, true, true, 3},
