@@ -20,6 +20,7 @@ set(LINPIPE_MODULE_PARTITIONS
   trace_report
   driver_api
   stream_share
+  stream_scratch
   tensor_map
   device_reports
   stage

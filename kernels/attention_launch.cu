@@ -10,9 +10,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <map>
-#include <mutex>
-#include <tuple>
 
 import linpipe;
 
@@ -38,56 +35,6 @@ cudaError_t encode_heads(CUtensorMap* map, const void* base, const AttentionShap
 }
 
 int kv_heads_of(const AttentionShape& shape) { return shape.kv_heads == 0 ? shape.heads : shape.kv_heads; }
-
-// The dynamic kernels' counter for `stream` on the current device: one per (device, stream),
-// kept for the process. Launches on one stream run in turn, and each leaves it at zero for the
-// next; launches on two streams may run at once, so they never share one. A stream is known by
-// its ID, not its handle (a new stream may reuse a destroyed one's handle while the destroyed
-// stream's last launch still runs), except while it is being captured into a graph, where its
-// ID may not be asked for: then by its handle.
-// A new counter is allocated in relaxed capture mode and zeroed on a private non-blocking
-// stream, so the first dynamic launch may itself be inside a graph capture (the default
-// configuration is dynamic on many shapes): cudaMalloc is refused under global capture, and
-// a legacy-stream memset would join, and so break, the capture.
-cudaError_t new_zeroed_counter(WorkCounter** fresh) {
-  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-  cudaError_t status = cudaThreadExchangeStreamCaptureMode(&mode);
-  if (status != cudaSuccess) return status;
-  cudaStream_t zeroing = nullptr;
-  *fresh = nullptr;
-  status = cudaMalloc(fresh, sizeof(WorkCounter));
-  if (status == cudaSuccess) status = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
-  if (status == cudaSuccess) status = cudaMemsetAsync(*fresh, 0, sizeof(WorkCounter), zeroing);
-  if (status == cudaSuccess) status = cudaStreamSynchronize(zeroing);
-  if (zeroing != nullptr) (void)cudaStreamDestroy(zeroing);
-  if (status != cudaSuccess && *fresh != nullptr) {
-    (void)cudaFree(*fresh);
-    *fresh = nullptr;
-  }
-  const cudaError_t restored = cudaThreadExchangeStreamCaptureMode(&mode);
-  return status != cudaSuccess ? status : restored;
-}
-
-cudaError_t counter_for(cudaStream_t stream, WorkCounter** counter) {
-  static std::mutex mutex;
-  static std::map<std::tuple<int, bool, unsigned long long>, WorkCounter*> counters;
-  int device = 0;
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  cudaError_t status = cudaGetDevice(&device);
-  if (status != cudaSuccess || (status = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess) return status;
-  const bool by_id = capture == cudaStreamCaptureStatusNone;
-  unsigned long long key = reinterpret_cast<std::uintptr_t>(stream);
-  if (by_id && (status = cudaStreamGetId(stream, &key)) != cudaSuccess) return status;
-  const std::lock_guard<std::mutex> lock(mutex);
-  WorkCounter*& kept = counters[{device, by_id, key}];
-  if (kept == nullptr) {
-    WorkCounter* fresh = nullptr;
-    if ((status = new_zeroed_counter(&fresh)) != cudaSuccess) return status;
-    kept = fresh;
-  }
-  *counter = kept;
-  return cudaSuccess;
-}
 
 // How many rows of the schedule (query heads, or packed groups of them) a dynamic walk keeps
 // in flight: as many as have their K and V within half of L2 (rows of one K/V head share its
@@ -124,8 +71,11 @@ cudaError_t launch(const void* q, const void* k, const void* v, void* o, float* 
   if ((status = encode_heads(&map_o, o, shape, shape.heads, o_rows, o_heads, why)) != cudaSuccess) return status;
   constexpr float log2e = 1.4426950408889634f;
   const int batch_heads = shape.batch * shape.heads;
+  // The dynamic kernels' counter: one per stream (linpipe:stream_scratch), left at zero by each
+  // launch for the next; the first may be inside a graph capture.
+  static const char counter_tag = 0;
   WorkCounter* counter = nullptr;
-  if (config.dynamic && (status = counter_for(stream, &counter)) != cudaSuccess) {
+  if (config.dynamic && (status = stream_scratch(stream, &counter_tag, &counter)) != cudaSuccess) {
     if (why != nullptr) *why = "attention_bf16: could not set up the dynamic schedule's counter";
     return status;
   }

@@ -10,8 +10,9 @@
 //
 // The counter (WorkCounter: the next position and the CTAs done claiming) needs no reset by
 // the host between launches: the last CTA to finish claiming sets it back to zero. Start it at
-// zero (DeviceWorkCounter allocates one so on the host) and give each launch that may run at
-// the same time as another its own.
+// zero (DeviceWorkCounter allocates one so on the host; linpipe::stream_scratch keeps one per
+// stream, and may be asked inside a graph capture) and give each launch that may run at the
+// same time as another its own.
 //
 //   using Schedule = linpipe::DynamicWorkSchedule<linpipe::LongestFirstOrder>;
 //   struct Shared { Schedule::Shared work; ... };                  // in the kernel's SharedPlan

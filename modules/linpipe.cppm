@@ -21,6 +21,7 @@ export import :host_backend;
 export import :diagnostics;
 export import :driver_api;
 export import :stream_share;
+export import :stream_scratch;
 export import :tensor_map;
 export import :device_reports;
 export import :stage;

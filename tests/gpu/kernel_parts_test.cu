@@ -4,7 +4,8 @@
 // one-shot and persistent grids, epilogue lags 0 and 1); launch() refuses what cannot run with
 // a sentence and sizes a persistent grid to the SMs its stream may use (a green context's
 // share); and a debug-build trap (an extra arrival) comes back from synchronize() with its
-// report, and is printed at exit when nobody asks. Ordered turns: ordered_turns_test.cu.
+// report, and is printed at exit when nobody asks. Ordered turns: ordered_turns_test.cu; a
+// stream's kept scratch memory: stream_scratch_test.cu.
 import linpipe;
 
 #include <cuda.h>  // green contexts, through linpipe::driver::entry_point: nothing links libcuda

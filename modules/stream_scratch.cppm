@@ -1,0 +1,127 @@
+// linpipe:stream_scratch — zeroed device memory kept for the launches of one stream: a dynamic
+// schedule's WorkCounter, stream-K's partial flags and sums. Such state must start at zero,
+// each launch leaves it at zero for the next, and two launches that may run at once (two
+// streams) must not share it. Launches on one stream run in turn, so one buffer per stream
+// serves them all, and a library entry point that takes no workspace can still keep one.
+//
+//   void* counter = nullptr;
+//   static const char tag = 0;  // one buffer per use: two uses on one stream get two
+//   if (cudaError_t e = linpipe::stream_scratch(stream, &tag, sizeof(WorkCounter), &counter)) ...
+//
+// The first call for a stream may be made while the stream is being captured into a graph:
+// the memory is then allocated in relaxed capture mode (cudaMalloc is refused under global
+// capture) and zeroed on a private stream (the legacy stream would join, and so break, the
+// capture). A stream is known by its ID, not its handle (a new stream may reuse a destroyed
+// one's handle while the old stream's last launch still runs), except during a capture, where
+// its ID may not be asked for: the captured graph then keeps the buffer of the handle, so two
+// graphs captured on one stream share one buffer and must not be replayed at the same time.
+module;
+#include "linpipe_macros.h"
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <tuple>
+#include <vector>
+#if defined(__CUDA__)
+#include <cuda_runtime_api.h>
+#endif
+export module linpipe:stream_scratch;
+#if defined(__CUDA__)
+
+namespace linpipe::detail {
+
+// `bytes` of device memory on the current device, zeroed before it is returned; safe to call
+// while the calling thread captures a stream (see above).
+inline cudaError_t new_zeroed_scratch(std::size_t bytes, void** fresh) {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaError_t status = cudaThreadExchangeStreamCaptureMode(&mode);
+  if (status != cudaSuccess) return status;
+  cudaStream_t zeroing = nullptr;
+  *fresh = nullptr;
+  status = cudaMalloc(fresh, bytes);
+  if (status == cudaSuccess) status = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
+  if (status == cudaSuccess) status = cudaMemsetAsync(*fresh, 0, bytes, zeroing);
+  if (status == cudaSuccess) status = cudaStreamSynchronize(zeroing);
+  if (zeroing != nullptr) (void)cudaStreamDestroy(zeroing);
+  if (status != cudaSuccess && *fresh != nullptr) {
+    (void)cudaFree(*fresh);
+    *fresh = nullptr;
+  }
+  const cudaError_t restored = cudaThreadExchangeStreamCaptureMode(&mode);
+  return status != cudaSuccess ? status : restored;
+}
+
+// Every stream's buffers for the process. A buffer outgrown by a larger request is kept
+// allocated, not freed: a launch queued on the stream may still be using it, and cudaFree is
+// refused during a capture.
+class ScratchBuffers {
+ public:
+  using Key = std::tuple<int, bool, unsigned long long, const void*>;  // device, by ID, stream, tag
+  struct Buffer {
+    void* memory = nullptr;
+    std::size_t bytes = 0;
+  };
+
+  static inline ScratchBuffers& get() {
+    static ScratchBuffers instance;
+    return instance;
+  }
+
+  inline cudaError_t find(const Key& key, std::size_t bytes, void** memory) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    auto found = std::find_if(buffers_.begin(), buffers_.end(), [&](const Entry& e) { return e.key == key; });
+    if (found == buffers_.end()) found = buffers_.insert(buffers_.end(), Entry{key, {}});
+    Buffer& kept = found->buffer;
+    if (kept.memory == nullptr || kept.bytes < bytes) {
+      void* fresh = nullptr;
+      if (const cudaError_t status = new_zeroed_scratch(bytes, &fresh); status != cudaSuccess) return status;
+      if (kept.memory != nullptr) outgrown_.push_back(kept.memory);
+      kept = Buffer{fresh, bytes};
+    }
+    *memory = kept.memory;
+    return cudaSuccess;
+  }
+
+ private:
+  struct Entry {
+    Key key;
+    Buffer buffer;
+  };
+  std::mutex mutex_;
+  std::vector<Entry> buffers_;  // a few streams a process: a list is enough
+  std::vector<void*> outgrown_;
+};
+
+}  // namespace linpipe::detail
+
+export namespace linpipe {
+
+// At least `bytes` of zeroed device memory on the current device, kept for the launches of
+// `stream` under `tag` (any address unique to the use, e.g. a static's) for the process's
+// life. Zeroed once, when it is made: every launch that uses it must leave it at zero.
+inline cudaError_t stream_scratch(cudaStream_t stream, const void* tag, std::size_t bytes, void** memory) {
+  *memory = nullptr;
+  if (bytes == 0) return cudaErrorInvalidValue;
+  int device = 0;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status != cudaSuccess || (status = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess) return status;
+  const bool by_id = capture == cudaStreamCaptureStatusNone;
+  unsigned long long key = reinterpret_cast<std::uintptr_t>(stream);
+  if (by_id && (status = cudaStreamGetId(stream, &key)) != cudaSuccess) return status;
+  return detail::ScratchBuffers::get().find({device, by_id, key, tag}, bytes, memory);
+}
+
+// The same, typed: `count` zeroed objects of T.
+template <class T>
+inline cudaError_t stream_scratch(cudaStream_t stream, const void* tag, T** memory, std::size_t count = 1) {
+  void* raw = nullptr;
+  const cudaError_t status = stream_scratch(stream, tag, sizeof(T) * count, &raw);
+  *memory = static_cast<T*>(raw);
+  return status;
+}
+
+}  // namespace linpipe
+
+#endif
