@@ -166,7 +166,10 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
 // cooperative configuration, which gemm_bf16 rejects with its reason.
 inline constexpr int gemm_pingpong_max_k = 1024;
 GemmConfig gemm_config_for(int m, int n, int k);
-// The same with gemm_config_for(m, n, k).
+// The same with gemm_config_for(m, n, k). It never splits by k-steps on its own: stream-K's
+// finishers need every CTA of the grid resident at once, which a launch cannot promise beside
+// another stream's persistent kernel (two such GEMMs on two streams could wait on each other
+// for ever), so the split is asked for, with a workspace, by a caller that knows.
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       cudaStream_t stream = nullptr, const char** why = nullptr);
 
