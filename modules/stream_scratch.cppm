@@ -12,9 +12,14 @@
 // the memory is then allocated in relaxed capture mode (cudaMalloc is refused under global
 // capture) and zeroed on a private stream (the legacy stream would join, and so break, the
 // capture). A stream is known by its ID, not its handle (a new stream may reuse a destroyed
-// one's handle while the old stream's last launch still runs), except during a capture, where
-// its ID may not be asked for: the captured graph then keeps the buffer of the handle, so two
-// graphs captured on one stream share one buffer and must not be replayed at the same time.
+// one's handle while the old stream's last launch still runs, and cudaStreamPerThread is one
+// handle for every thread's stream). During a capture, where a stream's ID may not be asked
+// for, the buffer is the capture's own (by its capture ID): each captured graph keeps one, so
+// graphs may be replayed at the same time as each other and as the stream's direct launches,
+// at the cost of a buffer for every capture that asks.
+//
+// A kernel launched early (programmatic dependent launch) must wait for the kernel before it
+// (griddepcontrol.wait) before it touches the buffer: the launch before may still be using it.
 module;
 #include "linpipe_macros.h"
 #include <algorithm>
@@ -22,6 +27,7 @@ module;
 #include <cstdint>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 #if defined(__CUDA__)
 #include <cuda_runtime_api.h>
@@ -57,7 +63,8 @@ inline cudaError_t new_zeroed_scratch(std::size_t bytes, void** fresh) {
 // refused during a capture.
 class ScratchBuffers {
  public:
-  using Key = std::tuple<int, bool, unsigned long long, const void*>;  // device, by ID, stream, tag
+  // Device, whether `id` is a capture's (else a stream's), the ID, the tag.
+  using Key = std::tuple<int, bool, unsigned long long, const void*>;
   struct Buffer {
     void* memory = nullptr;
     std::size_t bytes = 0;
@@ -105,17 +112,22 @@ inline cudaError_t stream_scratch(cudaStream_t stream, const void* tag, std::siz
   if (bytes == 0) return cudaErrorInvalidValue;
   int device = 0;
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
   cudaError_t status = cudaGetDevice(&device);
-  if (status != cudaSuccess || (status = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess) return status;
-  const bool by_id = capture == cudaStreamCaptureStatusNone;
-  unsigned long long key = reinterpret_cast<std::uintptr_t>(stream);
-  if (by_id && (status = cudaStreamGetId(stream, &key)) != cudaSuccess) return status;
-  return detail::ScratchBuffers::get().find({device, by_id, key, tag}, bytes, memory);
+  if (status != cudaSuccess || (status = cudaStreamGetCaptureInfo(stream, &capture, &id)) != cudaSuccess)
+    return status;
+  const bool captured = capture != cudaStreamCaptureStatusNone;
+  if (!captured && (status = cudaStreamGetId(stream, &id)) != cudaSuccess) return status;
+  return detail::ScratchBuffers::get().find({device, captured, id, tag}, bytes, memory);
 }
 
 // The same, typed: `count` zeroed objects of T.
 template <class T>
 inline cudaError_t stream_scratch(cudaStream_t stream, const void* tag, T** memory, std::size_t count = 1) {
+  static_assert(!std::is_void_v<T>, "stream_scratch(stream, tag, T**, count) counts objects of T: for bytes, "
+                                    "call stream_scratch(stream, tag, bytes, void**)");
+  *memory = nullptr;
+  if (count > SIZE_MAX / sizeof(T)) return cudaErrorInvalidValue;  // the byte count would wrap
   void* raw = nullptr;
   const cudaError_t status = stream_scratch(stream, tag, sizeof(T) * count, &raw);
   *memory = static_cast<T*>(raw);

@@ -80,7 +80,9 @@ TEST_P(AttentionGraph, DefaultCapturedOnAFreshStreamMatchesADirectLaunch) {
 
   cudaStream_t direct = nullptr, captured = nullptr;
   LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&direct, cudaStreamNonBlocking));
-  LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&captured, cudaStreamNonBlocking));
+  // Blocking: the legacy stream joins its capture, so work the launch put on the legacy stream
+  // would break the capture (a non-blocking stream would hide it).
+  LINPIPE_CUDA_OK(cudaStreamCreate(&captured));
   LINPIPE_CUDA_OK(cudaMemset(out.get(), 0xff, out.bytes()));
   LINPIPE_CUDA_OK(linpipe::kernels::attention_bf16(q, q + elems, q + 2 * elems, out.get(),
                                                    static_cast<float*>(lse.get()), shape, scale, direct, &why));

@@ -1,8 +1,9 @@
 // linpipe::stream_scratch on the GPU: a stream's buffer is zeroed when made and the same one on
-// every later call; two streams, or two tags on one stream, never share one; a stream made
-// after another was destroyed (which may reuse its handle) gets its own; a larger request
-// gets a new zeroed buffer and leaves the old one allocated; and the first call may come while
-// the stream is being captured without breaking the capture.
+// every later call; two streams, two threads' per-thread streams, or two tags on one stream
+// never share one; a stream made after another was destroyed (which may reuse its handle)
+// gets its own; a larger request gets a new zeroed buffer and leaves the old one allocated;
+// and a call made while a stream is captured keeps the capture (even of a stream the legacy
+// stream would join), restores the thread's capture mode, and gets the capture's own buffer.
 import linpipe;
 
 #include <cuda_runtime.h>
@@ -11,6 +12,7 @@ import linpipe;
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "gpu_test_support.h"
@@ -75,7 +77,9 @@ TEST(StreamScratch, ALargerRequestGetsANewBufferAndTheOldStaysAllocated) {
   EXPECT_NE(large, small);
   EXPECT_TRUE(all_zero(large, 1 << 20));
   // A launch queued before the larger request may still use the smaller buffer.
-  LINPIPE_CUDA_OK(cudaMemset(small, 0, 128));
+  cudaPointerAttributes attributes{};
+  LINPIPE_CUDA_OK(cudaPointerGetAttributes(&attributes, small));
+  EXPECT_EQ(attributes.type, cudaMemoryTypeDevice) << "the outgrown buffer was freed";
   void* kept = nullptr;
   LINPIPE_CUDA_OK(linpipe::stream_scratch(stream, &tag, 128, &kept));
   EXPECT_EQ(kept, large);
@@ -96,29 +100,66 @@ TEST(StreamScratch, AStreamMadeAfterAnotherWasDestroyedGetsItsOwn) {
   LINPIPE_CUDA_OK(cudaStreamDestroy(new_one));
 }
 
-TEST(StreamScratch, FirstCallInsideAGlobalCaptureKeepsTheCapture) {
+TEST(StreamScratch, PerThreadStreamsOfTwoThreadsGetTwo) {
   LINPIPE_REQUIRE_GPU();
   static const char tag = 0;
-  cudaStream_t stream = new_stream();
-  LINPIPE_CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  void* captured = nullptr;
-  const cudaError_t asked = linpipe::stream_scratch(stream, &tag, 512, &captured);
-  cudaGraph_t graph = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
-  EXPECT_EQ(asked, cudaSuccess) << cudaGetErrorString(asked);
-  EXPECT_EQ(ended, cudaSuccess) << "the capture was broken: " << cudaGetErrorString(ended);
-  ASSERT_NE(captured, nullptr);
-  EXPECT_TRUE(all_zero(captured, 512));
-  if (graph != nullptr) LINPIPE_CUDA_OK(cudaGraphDestroy(graph));
+  int device = 0;
+  LINPIPE_CUDA_OK(cudaGetDevice(&device));
+  void* got[2] = {nullptr, nullptr};
+  cudaError_t status[2] = {cudaErrorUnknown, cudaErrorUnknown};
+  for (int t = 0; t < 2; ++t) {
+    // One after the other: the handle is the same constant in both; the streams are not.
+    std::thread([&, t] {
+      status[t] = cudaSetDevice(device);
+      if (status[t] == cudaSuccess) status[t] = linpipe::stream_scratch(cudaStreamPerThread, &tag, 64, &got[t]);
+    }).join();
+  }
+  LINPIPE_CUDA_OK(status[0]);
+  LINPIPE_CUDA_OK(status[1]);
+  EXPECT_NE(got[0], got[1]);
+}
+
+// A blocking stream: the legacy stream joins its capture, so a memset on the legacy stream
+// would break it (a non-blocking stream would hide that).
+TEST(StreamScratch, ACallInsideAGlobalCaptureKeepsItAndGetsTheCapturesOwnBuffer) {
+  LINPIPE_REQUIRE_GPU();
+  static const char tag = 0;
+  cudaStream_t stream = nullptr;
+  LINPIPE_CUDA_OK(cudaStreamCreate(&stream));
+  void* direct = nullptr;
+  LINPIPE_CUDA_OK(linpipe::stream_scratch(stream, &tag, 512, &direct));
+  void* in_capture[2] = {nullptr, nullptr};
+  for (void*& captured : in_capture) {
+    LINPIPE_CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    const cudaError_t asked = linpipe::stream_scratch(stream, &tag, 512, &captured);
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
+    const cudaError_t exchanged = cudaThreadExchangeStreamCaptureMode(&mode);
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+    EXPECT_EQ(asked, cudaSuccess) << cudaGetErrorString(asked);
+    EXPECT_EQ(exchanged, cudaSuccess);
+    EXPECT_EQ(mode, cudaStreamCaptureModeGlobal) << "the thread's capture mode was not restored";
+    EXPECT_EQ(ended, cudaSuccess) << "the capture was broken: " << cudaGetErrorString(ended);
+    ASSERT_NE(captured, nullptr);
+    EXPECT_TRUE(all_zero(captured, 512));
+    if (graph != nullptr) LINPIPE_CUDA_OK(cudaGraphDestroy(graph));
+  }
+  // Each graph may replay beside the stream's direct launches and beside the other graph.
+  EXPECT_NE(in_capture[0], direct);
+  EXPECT_NE(in_capture[1], direct);
+  EXPECT_NE(in_capture[0], in_capture[1]);
   LINPIPE_CUDA_OK(cudaStreamDestroy(stream));
 }
 
 // Refused before any CUDA call: runs on every machine.
-TEST(StreamScratch, NoBytesIsRefused) {
+TEST(StreamScratch, NoBytesOrAWrappingCountIsRefused) {
   static const char tag = 0;
   void* memory = &memory;
   EXPECT_EQ(linpipe::stream_scratch(nullptr, &tag, 0, &memory), cudaErrorInvalidValue);
   EXPECT_EQ(memory, nullptr);
+  std::uint64_t* words = reinterpret_cast<std::uint64_t*>(&memory);
+  EXPECT_EQ(linpipe::stream_scratch(nullptr, &tag, &words, SIZE_MAX / 4), cudaErrorInvalidValue);
+  EXPECT_EQ(words, nullptr);
 }
 
 }  // namespace
