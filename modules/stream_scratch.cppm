@@ -16,7 +16,8 @@
 // handle for every thread's stream). During a capture, where a stream's ID may not be asked
 // for, the buffer is the capture's own (by its capture ID): each captured graph keeps one, so
 // graphs may be replayed at the same time as each other and as the stream's direct launches,
-// at the cost of a buffer for every capture that asks.
+// at the cost of a buffer for every capture that asks, kept for the process: a program that
+// captures anew at every step grows by one small allocation a capture.
 //
 // A kernel launched early (programmatic dependent launch) must wait for the kernel before it
 // (griddepcontrol.wait) before it touches the buffer: the launch before may still be using it.
