@@ -10,7 +10,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <utility>
 
 import linpipe;
@@ -104,35 +103,17 @@ cudaError_t launch_gemm(Kernel kernel, const void* a, const void* b, void* c, in
 std::size_t stream_k_flag_region(unsigned max_ctas) {
   return (max_ctas * gemm_flag_bytes_per_cta + 255) / 256 * 256;
 }
-// The stream-K kernel's largest grid on the default stream (what fits at once on the SMs it
-// may use).
-LaunchResult stream_k_max_grid() {
-  return launch_grid(stream_k_gemm_kernel(),
-                     LaunchOptions{.threads = gemm_threads, .shared_bytes = gemm_shared_bytes(),
-                                   .items = 1ull << 40, .grid = GridKind::persistent});
+// The stream-K kernel's persistent grid: on the default stream's SMs (what fits at once
+// there), or on every SM of the device (the grid a workspace's layout is cut for, so that one
+// workspace serves launches from an MPS share, a green context and the whole device alike: cut
+// for a smaller grid, a larger one's partials would land on the smaller one's flags).
+LaunchOptions stream_k_grid_options() {
+  return {.threads = gemm_threads, .shared_bytes = gemm_shared_bytes(), .items = 1ull << 40,
+          .grid = GridKind::persistent};
 }
-// The grid a workspace's layout is cut for: the largest on every SM of the current device, not
-// only on the SMs a stream may use, so that one workspace serves launches from an MPS share, a
-// green context and the whole device alike (cut for a smaller grid, a larger one's partials
-// would land on the smaller one's flags).
+LaunchResult stream_k_max_grid() { return launch_grid(stream_k_gemm_kernel(), stream_k_grid_options()); }
 LaunchResult stream_k_layout_grid() {
-  LaunchResult grid = stream_k_max_grid();  // also opts the kernel into its shared memory
-  int device = 0, sms = 0, per_sm = 0;
-  cudaError_t status = grid.status;
-  if (status == cudaSuccess) status = cudaGetDevice(&device);
-  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (status == cudaSuccess) {
-    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_k_gemm_kernel(), gemm_threads,
-                                                           gemm_shared_bytes());
-  }
-  if (status == cudaSuccess) {
-    grid.grid = static_cast<unsigned>(sms * per_sm);  // no share holds more
-  } else if (grid) {
-    grid.status = status;
-    std::snprintf(grid.why, sizeof(grid.why), "the stream-K kernel's occupancy on this device is unknown (%s)",
-                  cudaGetErrorString(status));
-  }
-  return grid;
+  return launch_grid_on_device(stream_k_gemm_kernel(), stream_k_grid_options());
 }
 
 // The stream-K launch: the workspace checked against what gemm_bf16_workspace_bytes asks (the

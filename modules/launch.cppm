@@ -257,7 +257,8 @@ class LaunchFits {
   std::vector<Device> devices_;
 };
 
-inline LaunchResult grid_for(const void* kernel, const LaunchOptions& how) {
+// `whole_device`: a persistent grid on every SM of the device, not only the stream's share.
+inline LaunchResult grid_for(const void* kernel, const LaunchOptions& how, bool whole_device = false) {
   LaunchResult result;
   LaunchFits& fits = LaunchFits::get();
   int device = 0, sms = 0, optin = 0;
@@ -285,7 +286,7 @@ inline LaunchResult grid_for(const void* kernel, const LaunchOptions& how) {
   // items), a persistent one never exceeds what fits at once.
   std::uint64_t ctas = (how.items + cluster - 1) / cluster * cluster;
   if (how.grid == GridKind::persistent) {
-    const StreamShare share = stream_share(how.stream, device, sms);
+    const StreamShare share = whole_device ? StreamShare{.sms = sms} : stream_share(how.stream, device, sms);
     std::uint64_t resident = 0;
     status = fits.resident_ctas(kernel, device, share, sms, how, resident);
     if (status != cudaSuccess) {
@@ -327,6 +328,14 @@ export namespace linpipe {
 template <class... Params>
 LaunchResult launch_grid(void (*kernel)(Params...), const LaunchOptions& how) {
   return detail::grid_for(reinterpret_cast<const void*>(kernel), how);
+}
+
+// The same on every SM of the device, whatever share of them `how.stream` may use: the most
+// CTAs any launch of `kernel` on this device can have, for memory each CTA indexes that
+// launches from every share (an MPS client's, a green context's, the whole device) may use.
+template <class... Params>
+LaunchResult launch_grid_on_device(void (*kernel)(Params...), const LaunchOptions& how) {
+  return detail::grid_for(reinterpret_cast<const void*>(kernel), how, true);
 }
 
 // Launches `kernel` with `args` (converted to its parameter types) as `how` says.

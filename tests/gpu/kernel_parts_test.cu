@@ -3,9 +3,10 @@
 // filled by the consumers alone, behind WarpRoles::sync_consumers(); ragged last tile,
 // one-shot and persistent grids, epilogue lags 0 and 1); launch() refuses what cannot run with
 // a sentence and sizes a persistent grid to the SMs its stream may use (a green context's
-// share); and a debug-build trap (an extra arrival) comes back from synchronize() with its
-// report, and is printed at exit when nobody asks. Ordered turns: ordered_turns_test.cu; a
-// stream's kept scratch memory: stream_scratch_test.cu.
+// share; launch_grid_on_device: the whole device's); and a debug-build trap (an extra
+// arrival) comes back from synchronize() with its report, and is printed at exit when nobody
+// asks. Ordered turns: ordered_turns_test.cu; a stream's kept scratch memory:
+// stream_scratch_test.cu.
 import linpipe;
 
 #include <cuda.h>  // green contexts, through linpipe::driver::entry_point: nothing links libcuda
@@ -371,6 +372,13 @@ void expect_grid_fits(const GreenContext& green, cudaStream_t stream) {
   EXPECT_EQ(launched.grid, green.sms()) << "one CTA on each of the green context's SMs";
   for (unsigned cta = 0; cta < launched.grid; ++cta)
     ASSERT_EQ(back[cta], 1u) << "CTA " << cta << " of " << launched.grid << " waited for CTAs that never ran with it";
+  // Memory indexed by CTA that every share's launches use is sized on the whole device.
+  const linpipe::LaunchResult whole = linpipe::launch_grid_on_device(
+      wait_for_the_whole_grid,
+      {.threads = threads, .shared_bytes = bytes, .items = 1u << 20, .grid = linpipe::GridKind::persistent,
+       .stream = stream});
+  ASSERT_TRUE(whole) << whole.why;
+  EXPECT_EQ(whole.grid, static_cast<unsigned>(device_sms)) << "one CTA on each of the device's SMs";
 }
 
 // A persistent grid fits the SMs its stream may use: a green context's 16, whether the green
