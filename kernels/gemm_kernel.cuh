@@ -240,10 +240,10 @@ __device__ __forceinline__ float4* partial_slot(const GemmPartials& partials, st
          static_cast<std::size_t>(slot) * partial_vectors * Roles::threads_per_consumer;
 }
 
-// A stream-K item's accumulators before the store, every thread of a consumer warpgroup. A later
-// part of a shared tile goes to this CTA's slot, published for the tile's finisher: false,
-// nothing to store. The first part adds each peer's partial, in peer order (the same sum on
-// every run): true, store the tile. A whole tile: true. Inlined, as store_tile.
+// A stream-K item's accumulators before the store, every thread of a consumer warpgroup. An
+// earlier part of a shared tile goes to this CTA's slot, published for the tile's finisher:
+// false, nothing to store. The last part adds each peer's partial, in peer order (the same sum
+// on every run): true, store the tile. A whole tile: true. Inlined, as store_tile.
 template <int N>
 __device__ __forceinline__ bool settle(const SplitItem& item, float (&acc)[N], const GemmPartials& partials,
                                        const Roles& me) {

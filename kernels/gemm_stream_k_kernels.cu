@@ -2,9 +2,9 @@
 // walking a linpipe::StreamKSchedule. The whole waves run as in the cooperative kernel; the last
 // partial wave and one whole wave before it are shared out by k-steps, so every SM has the same
 // work to the k-step (a grid of P CTAs on T tiles otherwise idles P - T mod P SMs through its
-// last wave). A CTA whose share of a tile starts past its first k-step writes its accumulators
+// last wave). A CTA whose share of a tile stops short of its last k-step writes its accumulators
 // to its slot of the partials and publishes it (linpipe::PartialFlags); the CTA holding the
-// tile's first k-steps adds each peer's partial, in peer order, and stores the tile.
+// tile's last k-steps adds each peer's partial, in peer order, and stores the tile.
 //
 // Its own translation unit, as the traced kernels: ptxas allocates a module's kernels together,
 // and the untraced kernels' code must not change with this one.

@@ -168,7 +168,7 @@ LINPIPE_HOST_DEVICE constexpr ReportText report_text(ReportKind kind, Role role)
     case ReportKind::partial_never_published:
       return {"wait for a shared tile's partial sum exceeded its budget (the CTA of this slot "
               "never published it)",
-              "run the grid the StreamKSchedule was made for (every CTA of it resident at once), "
+              "run the grid the StreamKSchedule was made for, "
               "publish each item that publishes() from its CTA's own slot after a barrier with "
               "the threads that wrote it, and zero the flags once when they are allocated (each "
               "launch leaves them at zero; a launch that failed part way may not)"};

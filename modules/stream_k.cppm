@@ -15,14 +15,21 @@
 // Sharing one whole wave too evens out runs of at least one tile (fewer partials to add); the
 // last wave alone keeps fewer tiles' operands in flight.
 //
-// Of a shared tile's CTAs, the one holding its first k-steps (k_begin == 0) finishes it: it
-// adds the others' partials to its own and stores the tile. The others publish their partial
-// for it. A CTA's run goes forward through the k-steps, so only its first item can start past
-// a tile's first k-step (at most one partial to publish a CTA: one workspace slot each) and only
-// its last can stop short of a tile's end (the one it finishes, after all the others: the
-// finisher's peers are the CTAs after it, whose runs start with this tile's later k-steps: with
-// runs of a tile or more they publish early in their runs while the finisher reaches this item
-// last in its own; shorter runs publish at their end, about when the finisher gets there).
+// Of a shared tile's CTAs, the one holding its last k-steps (k_end == K, the highest CTA index
+// of them) finishes it: it adds the others' partials to its own and stores the tile. The others
+// publish their partial for it. A CTA walks its run's tiles from the last back (each one's
+// k-steps forward), so the one item that can stop short of a tile's end, the run's last, comes
+// first and is published before the CTA could wait for anything (at most one partial a CTA:
+// one workspace slot each); the one item that can start past a tile's first k-step, the run's
+// first, comes last: the tile it finishes, after its other items.
+//
+// So a finisher waits only for CTAs of lower index, each publishing its first item without
+// waiting first. Nothing needs the grid resident at once: where the hardware starts a 1-D
+// grid's CTAs in index order, as it does, every CTA a finisher waits for has started and will
+// publish, even with one SM free (two stream-K launches on two streams, or one beside another
+// stream's persistent kernel, finish). Peers' runs start on the finisher's tile while the
+// finisher reaches it at the end of its run, so with runs of a tile or more it rarely waits;
+// shorter runs publish at their end, about when the finisher gets there.
 //
 // With fewer tiles than CTAs every tile is shared (runs of T / P tiles' k-steps, split-K in all
 // but name); a run shorter than a tile leaves a tile with several peers, and a CTA with no
@@ -116,9 +123,13 @@ struct StreamKPlan {
         owner = cta;
       }
     }
-    // At step s of the owner's run, split step run_begin + s is k-step j = run_begin + s - begin
-    // of the tile; rotated, (j + rotation) mod K == s mod K.
-    return static_cast<std::uint32_t>((begin + k_steps - run_begin(owner) % k_steps) % k_steps);
+    // The owner walks its run's tiles from the last back, each one's k-steps forward: its share
+    // [from, to) starts at step p = run_end - to of its walk, so at step p + i it computes the
+    // tile's k-step j = from - begin + i; rotated, (j + rotation) mod K == (p + i) mod K.
+    const std::uint64_t from = run_begin(owner) > begin ? run_begin(owner) : begin;
+    const std::uint64_t to = run_begin(owner + 1) < end ? run_begin(owner + 1) : end;
+    return static_cast<std::uint32_t>(((run_begin(owner + 1) - to) % k_steps + k_steps - (from - begin)) %
+                                      k_steps);
   }
 };
 
@@ -140,11 +151,11 @@ struct SplitItem {
 
   // Every k-step of the tile: computed and stored by this CTA alone.
   LINPIPE_HOST_DEVICE constexpr bool whole() const { return k_begin == 0 && k_end == k_steps; }
-  // A later part of a shared tile: this CTA publishes its partial (in its own slot) for the
+  // An earlier part of a shared tile: this CTA publishes its partial (in its own slot) for the
   // tile's finisher, and stores nothing.
-  LINPIPE_HOST_DEVICE constexpr bool publishes() const { return k_begin > 0; }
-  // The first part of a shared tile: this CTA adds its peers' partials and stores the tile.
-  LINPIPE_HOST_DEVICE constexpr bool finishes() const { return k_begin == 0 && k_end < k_steps; }
+  LINPIPE_HOST_DEVICE constexpr bool publishes() const { return k_end < k_steps; }
+  // The last part of a shared tile: this CTA adds its peers' partials and stores the tile.
+  LINPIPE_HOST_DEVICE constexpr bool finishes() const { return k_begin > 0 && k_end == k_steps; }
   LINPIPE_HOST_DEVICE constexpr std::uint32_t steps() const { return k_end - k_begin; }
 };
 
@@ -173,18 +184,18 @@ class StreamKSchedule {
    public:
     LINPIPE_HOST_DEVICE constexpr SplitItem operator*() const {
       const StreamKPlan& plan = schedule_->plan_;
-      if (step_ < run_end_) {
-        const std::uint32_t position = static_cast<std::uint32_t>(step_ / plan.k_steps);
+      if (cursor_ > run_begin_) {
+        // The run's last tile not yet walked: from its first k-step in the run to the cursor.
+        const std::uint32_t position = static_cast<std::uint32_t>((cursor_ - 1) / plan.k_steps);
         const std::uint64_t tile_begin = static_cast<std::uint64_t>(position) * plan.k_steps;
-        const std::uint64_t tile_end = tile_begin + plan.k_steps;
-        const std::uint64_t end = run_end_ < tile_end ? run_end_ : tile_end;
+        const std::uint64_t begin = run_begin_ > tile_begin ? run_begin_ : tile_begin;
         SplitItem item{schedule_->tiles_.item(position),
-                       static_cast<std::uint32_t>(step_ - tile_begin),
-                       static_cast<std::uint32_t>(end - tile_begin), plan.k_steps, 1, 0,
+                       static_cast<std::uint32_t>(begin - tile_begin),
+                       static_cast<std::uint32_t>(cursor_ - tile_begin), plan.k_steps, 1, 0,
                        plan.k_rotation(position)};
         if (item.finishes()) {
-          item.first_peer = cta_ + 1;
-          item.last_peer = plan.cta_of(tile_end - 1);
+          item.first_peer = plan.cta_of(tile_begin);
+          item.last_peer = cta_ - 1;
         }
         return item;
       }
@@ -192,10 +203,10 @@ class StreamKSchedule {
       return SplitItem{schedule_->tiles_.item(position), 0, plan.k_steps, plan.k_steps, 1, 0};
     }
     LINPIPE_HOST_DEVICE constexpr Iterator& operator++() {
-      if (step_ < run_end_) {
+      if (cursor_ > run_begin_) {
         const std::uint32_t k_steps = schedule_->plan_.k_steps;
-        step_ = (step_ / k_steps + 1) * k_steps;  // the next tile's first k-step, or past the run
-        if (step_ > run_end_) step_ = run_end_;
+        const std::uint64_t tile_begin = (cursor_ - 1) / k_steps * k_steps;
+        cursor_ = tile_begin > run_begin_ ? tile_begin : run_begin_;  // the tile before, or the run done
       } else {
         ++round_;
       }
@@ -205,7 +216,7 @@ class StreamKSchedule {
     LINPIPE_HOST_DEVICE constexpr bool operator!=(const Iterator&) const {
       const StreamKPlan& plan = schedule_->plan_;
       if (cta_ >= plan.ctas) return false;  // a CTA past the grid the plan was made for: nothing
-      return step_ < run_end_ || plan.split_tiles + round_ * plan.ctas + cta_ < plan.tiles;
+      return cursor_ > run_begin_ || plan.split_tiles + round_ * plan.ctas + cta_ < plan.tiles;
     }
 
    private:
@@ -213,11 +224,11 @@ class StreamKSchedule {
     LINPIPE_HOST_DEVICE constexpr Iterator(const StreamKSchedule* schedule, std::uint32_t cta)
         : schedule_(schedule),
           cta_(cta),
-          step_(cta < schedule->plan_.ctas ? schedule->plan_.run_begin(cta) : 0),
-          run_end_(cta < schedule->plan_.ctas ? schedule->plan_.run_begin(cta + 1) : 0) {}
+          run_begin_(cta < schedule->plan_.ctas ? schedule->plan_.run_begin(cta) : 0),
+          cursor_(cta < schedule->plan_.ctas ? schedule->plan_.run_begin(cta + 1) : 0) {}
     const StreamKSchedule* schedule_;
     std::uint32_t cta_;
-    std::uint64_t step_, run_end_;
+    std::uint64_t run_begin_, cursor_;  // the split run's k-steps [run_begin_, cursor_) not yet walked
     std::uint32_t round_ = 0;
   };
 

@@ -2,13 +2,15 @@
 // k-steps (out[t] = the sum over k of in[t][k], 32 words a k-step) with the tiles' k-steps
 // shared among CTAs; the finishers add their peers' partials. Exact integer sums for grids
 // with several waves, under one wave and in phase; the flags back at zero after each launch;
-// and a publisher that skips its publish makes the finisher's debug wait trap with a report
-// naming the flags and the slot instead of hanging.
+// a grid that finishes with two SMs free beside a kernel holding the rest; and a publisher
+// that skips its publish makes the finisher's debug wait trap with a report naming the flags
+// and the slot instead of hanging.
 import linpipe;
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -103,6 +105,90 @@ INSTANTIATE_TEST_SUITE_P(Grids, StreamKParts,
                                            Case{37, 64, 16, 1, true}, Case{37, 64, 16, 0, true},
                                            Case{10, 40, 132, 1, false}, Case{3, 48, 132, 1, true},
                                            Case{64, 9, 16, 1, false}));
+
+// Holds one SM a CTA (its dynamic shared memory leaves no room for another such CTA) until the
+// host sets `*release`; each CTA counts itself into `*running` first.
+__global__ void hold_sms(volatile std::uint32_t* release, std::uint32_t* running) {
+  if (threadIdx.x == 0) {
+    atomicAdd_system(running, 1);
+    while (*release == 0) __nanosleep(1000);
+  }
+}
+
+// The schedule's promise: a finisher waits only for CTAs started before it, so the grid need
+// not be resident at once. 132 CTAs of one SM each run on the two SMs another stream's kernel
+// leaves free, and finish before that kernel lets go.
+TEST(StreamKPartsResidency, FinishesOnTwoFreeSmsBesideAKernelHoldingTheRest) {
+  LINPIPE_REQUIRE_GPU();
+  int device = 0, sms = 0, smem_per_sm = 0;
+  LINPIPE_CUDA_OK(cudaGetDevice(&device));
+  LINPIPE_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  LINPIPE_CUDA_OK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  const int one_per_sm = smem_per_sm / 2 + 1024;  // two such CTAs never fit on one SM
+  LINPIPE_CUDA_OK(cudaFuncSetAttribute(hold_sms, cudaFuncAttributeMaxDynamicSharedMemorySize, one_per_sm));
+  LINPIPE_CUDA_OK(cudaFuncSetAttribute(stream_k_sums, cudaFuncAttributeMaxDynamicSharedMemorySize, one_per_sm));
+  std::uint32_t *host_words, *device_words;  // [0]: release, [1]: holders running
+  LINPIPE_CUDA_OK(cudaHostAlloc(&host_words, 2 * sizeof(std::uint32_t), cudaHostAllocMapped));
+  LINPIPE_CUDA_OK(cudaHostGetDevicePointer(&device_words, host_words, 0));
+  volatile std::uint32_t* words = host_words;
+  words[0] = 0;
+  words[1] = 0;
+  cudaStream_t holder_stream, grid_stream;
+  LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&holder_stream, cudaStreamNonBlocking));
+  LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&grid_stream, cudaStreamNonBlocking));
+
+  const Case c{10, 40, 132, 1, false};  // every tile shared by 13 or 14 CTAs
+  std::vector<std::uint32_t> in(std::size_t(c.tiles) * c.k_steps * step_words), want(c.tiles * step_words, 0);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i * 40503u + 7);
+  for (std::uint32_t t = 0; t < c.tiles; ++t)
+    for (std::uint32_t k = 0; k < c.k_steps; ++k)
+      for (int w = 0; w < step_words; ++w) want[t * step_words + w] += in[(std::size_t(t) * c.k_steps + k) * step_words + w];
+  std::uint32_t *in_d, *out_d, *partials_d, *flags_d;
+  LINPIPE_CUDA_OK(cudaMalloc(&in_d, in.size() * 4));
+  LINPIPE_CUDA_OK(cudaMalloc(&out_d, want.size() * 4));
+  LINPIPE_CUDA_OK(cudaMalloc(&partials_d, c.ctas * step_words * 4));
+  LINPIPE_CUDA_OK(cudaMalloc(&flags_d, linpipe::PartialFlags::bytes(c.ctas)));
+  LINPIPE_CUDA_OK(cudaMemcpy(in_d, in.data(), in.size() * 4, cudaMemcpyHostToDevice));
+  LINPIPE_CUDA_OK(cudaMemset(flags_d, 0, linpipe::PartialFlags::bytes(c.ctas)));
+  LINPIPE_CUDA_OK(cudaMemset(out_d, 0xff, want.size() * 4));
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+
+  using Clock = std::chrono::steady_clock;
+  const int holders = sms - 2;
+  hold_sms<<<holders, 32, one_per_sm, holder_stream>>>(&device_words[0], &device_words[1]);
+  LINPIPE_CUDA_OK(cudaGetLastError());
+  const auto holding_by = Clock::now() + std::chrono::seconds(10);
+  while (words[1] < static_cast<std::uint32_t>(holders) && Clock::now() < holding_by) {
+  }
+  const bool all_holding = words[1] == static_cast<std::uint32_t>(holders);
+  bool finished_while_held = false;
+  if (all_holding) {
+    stream_k_sums<<<c.ctas, 32, one_per_sm, grid_stream>>>(
+        {in_d, out_d, partials_d, flags_d, c.tiles, c.k_steps, c.shared_waves, c.in_phase, false});
+    LINPIPE_CUDA_OK(cudaGetLastError());
+    const auto done_by = Clock::now() + std::chrono::seconds(20);
+    cudaError_t query = cudaErrorNotReady;
+    while ((query = cudaStreamQuery(grid_stream)) == cudaErrorNotReady && Clock::now() < done_by) {
+    }
+    finished_while_held = query == cudaSuccess;
+  }
+  words[0] = 1;  // let the holders go either way, so a stuck grid finishes too and frees the GPU
+  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+  const std::uint32_t held = words[1];
+  std::vector<std::uint32_t> got(want.size()), flags(c.ctas);
+  LINPIPE_CUDA_OK(cudaMemcpy(got.data(), out_d, got.size() * 4, cudaMemcpyDeviceToHost));
+  LINPIPE_CUDA_OK(cudaMemcpy(flags.data(), flags_d, flags.size() * 4, cudaMemcpyDeviceToHost));
+  for (void* p : {static_cast<void*>(in_d), static_cast<void*>(out_d), static_cast<void*>(partials_d),
+                  static_cast<void*>(flags_d)})
+    LINPIPE_CUDA_OK(cudaFree(p));
+  LINPIPE_CUDA_OK(cudaStreamDestroy(holder_stream));
+  LINPIPE_CUDA_OK(cudaStreamDestroy(grid_stream));
+  LINPIPE_CUDA_OK(cudaFreeHost(host_words));
+  if (!all_holding) GTEST_SKIP() << "only " << held << " of " << holders << " holding CTAs ran at once";
+  EXPECT_TRUE(finished_while_held) << "the grid did not finish on the 2 SMs left free";
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(flags, std::vector<std::uint32_t>(c.ctas, 0)) << "a flag left set";
+}
 
 int run_unpublished_child() {
   std::uint32_t *in_d, *out_d, *partials_d, *flags_d;

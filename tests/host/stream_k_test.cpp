@@ -1,7 +1,8 @@
 // Stream-K schedules: every k-step of every tile is computed exactly once across the grid, each
-// shared tile has exactly one finisher that names exactly the CTAs holding its other k-steps,
-// a CTA publishes at most one partial (its first item) and finishes at most one tile (the last
-// of its split run), the runs are even, and grids whose waves are already even are not split.
+// shared tile has exactly one finisher that names exactly the CTAs holding its other k-steps
+// (all of lower index), a CTA publishes at most one partial (its first item) and finishes at
+// most one tile (the last of its split run), the runs are even, grids whose waves are already
+// even are not split, and a grid finishes with any number of its CTAs resident at once.
 import linpipe;
 
 #include <gtest/gtest.h>
@@ -96,11 +97,12 @@ void expect_exact_cover(const StreamKSchedule<Order>& schedule) {
       EXPECT_EQ(cover.finisher, -1);
       continue;
     }
-    // A shared tile: finished by the owner of k-step 0, whose peers own every other k-step
-    // (never itself: it would wait for its own slot, which it never publishes).
-    ASSERT_EQ(cover.finisher, cover.step_owner[0]) << "tile " << position;
-    EXPECT_GT(cover.first_peer, static_cast<std::uint32_t>(cover.finisher)) << "tile " << position;
-    ASSERT_LT(cover.last_peer, plan.ctas) << "tile " << position;
+    // A shared tile: finished by the owner of its last k-step, whose peers own every other
+    // k-step (never itself: it would wait for its own slot, which it never publishes), all of
+    // lower index (started before it).
+    ASSERT_EQ(cover.finisher, cover.step_owner[plan.k_steps - 1]) << "tile " << position;
+    ASSERT_LE(cover.first_peer, cover.last_peer) << "tile " << position << ": a finisher with no peers";
+    EXPECT_LT(cover.last_peer, static_cast<std::uint32_t>(cover.finisher)) << "tile " << position;
     std::vector<bool> named(plan.ctas, false);
     for (std::uint32_t peer = cover.first_peer; peer <= cover.last_peer; ++peer) named[peer] = true;
     for (std::uint32_t k = 0; k < plan.k_steps; ++k) {
@@ -283,6 +285,85 @@ TEST(StreamKSchedule, FinishersPeersStartTheirRunsOnTheTile) {
       }
     }
   }
+}
+
+// Plays a grid on `resident` SMs: CTAs start one at a time as an SM frees up (in index order,
+// as the hardware starts a 1-D grid, or in reverse to show what the order is worth), each
+// walks its items in order, a publishing item sets its CTA's flag and a finishing one waits
+// until each peer's flag is set. Returns the CTAs left waiting when none can move (empty: the
+// grid completes).
+template <class Order>
+std::vector<std::uint32_t> stuck_ctas(const StreamKSchedule<Order>& schedule, std::uint32_t resident,
+                                      bool in_index_order = true) {
+  const std::uint32_t ctas = schedule.plan().ctas;
+  std::vector<std::vector<SplitItem>> items(ctas);
+  for (std::uint32_t cta = 0; cta < ctas; ++cta) items[cta] = walk(schedule, cta);
+  std::vector<std::size_t> next(ctas, 0);
+  std::vector<bool> published(ctas, false);
+  std::vector<std::uint32_t> running;
+  std::uint32_t started = 0;
+  for (;;) {
+    while (running.size() < resident && started < ctas) {
+      running.push_back(in_index_order ? started : ctas - 1 - started);
+      ++started;
+    }
+    bool moved = false;
+    for (auto it = running.begin(); it != running.end();) {
+      const std::uint32_t cta = *it;
+      while (next[cta] < items[cta].size()) {
+        const SplitItem& item = items[cta][next[cta]];
+        bool ready = true;
+        if (item.finishes()) {
+          for (std::uint32_t peer = item.first_peer; peer <= item.last_peer; ++peer) ready = ready && published[peer];
+        }
+        if (!ready) break;
+        if (item.publishes()) published[cta] = true;
+        ++next[cta];
+        moved = true;
+      }
+      if (next[cta] == items[cta].size()) {
+        it = running.erase(it);
+        moved = true;
+      } else {
+        ++it;
+      }
+    }
+    if (running.empty() && started == ctas) return {};
+    if (!moved) return running;
+  }
+}
+
+// A finisher waits only for CTAs that started before it, and they publish before they wait for
+// anything: the grid completes with any number of SMs free (another stream's kernel holding
+// the rest, or two stream-K launches side by side), not only when all of it is resident.
+TEST(StreamKSchedule, CompletesWithAnyNumberOfCtasResident) {
+  using linpipe::KStepOrder;
+  struct Case {
+    std::uint32_t tiles_x, tiles_y, k_steps, ctas;
+  };
+  for (const Case c : {Case{16, 32, 64, 132}, Case{8, 8, 128, 132}, Case{4, 8, 256, 132}, Case{3, 1, 5, 132},
+                       Case{7, 19, 2, 132}, Case{10, 14, 64, 132}, Case{10, 10, 7, 3}, Case{2, 2, 3, 5}}) {
+    for (const std::uint32_t shared_waves : {0u, 1u}) {
+      for (const KStepOrder k_order : {KStepOrder::from_zero, KStepOrder::in_phase}) {
+        const StreamKSchedule<GroupedRowsOrder> schedule(tiles_of(c.tiles_x, c.tiles_y), GroupedRowsOrder{8},
+                                                         c.k_steps, c.ctas, shared_waves, k_order);
+        for (const std::uint32_t resident : {1u, 2u, 5u, c.ctas / 2 + 1, c.ctas}) {
+          EXPECT_TRUE(stuck_ctas(schedule, resident).empty())
+              << c.tiles_x << "x" << c.tiles_y << " tiles, " << c.k_steps << " k-steps, " << c.ctas << " CTAs, "
+              << shared_waves << " whole waves shared, " << resident << " resident";
+        }
+      }
+    }
+  }
+}
+
+// The order the CTAs start in is what the schedule relies on: started from the highest index,
+// a finisher that takes the only SM waits for peers that cannot start (the simulation above
+// can fail), while with every CTA resident the order does not matter.
+TEST(StreamKSchedule, NeedsItsCtasStartedInIndexOrderWhenFewAreResident) {
+  const StreamKSchedule<LinearOrder> schedule(tiles_of(8, 8), {}, 128, 132);  // every tile shared
+  EXPECT_FALSE(stuck_ctas(schedule, 1, /*in_index_order=*/false).empty());
+  EXPECT_TRUE(stuck_ctas(schedule, 132, /*in_index_order=*/false).empty());
 }
 
 // PartialFlags: a partial written before publish() is what the finisher reads after wait()
