@@ -14,10 +14,13 @@
 // capture). A stream is known by its ID, not its handle (a new stream may reuse a destroyed
 // one's handle while the old stream's last launch still runs, and cudaStreamPerThread is one
 // handle for every thread's stream). During a capture, where a stream's ID may not be asked
-// for, the buffer is the capture's own (by its capture ID): each captured graph keeps one, so
-// graphs may be replayed at the same time as each other and as the stream's direct launches,
-// at the cost of a buffer for every capture that asks, kept for the process: a program that
-// captures anew at every step grows by one small allocation a capture.
+// for, the buffer is the capture's own (by its capture ID) and the captured stream's: each
+// captured graph keeps one for each of its streams that asks, so graphs may be replayed at the
+// same time as each other and as the stream's direct launches, and the branches a capture
+// forks onto other streams (which run at the same time in the graph) get one each; at the
+// cost of a buffer for every capture and stream that asks, kept for the process: a program
+// that captures anew at every step grows by an allocation a capture. Two executable graphs
+// instantiated from one captured graph share its buffers: replay them in turn.
 //
 // A kernel launched early (programmatic dependent launch) must wait for the kernel before it
 // (griddepcontrol.wait) before it touches the buffer: the launch before may still be using it.
@@ -64,8 +67,9 @@ inline cudaError_t new_zeroed_scratch(std::size_t bytes, void** fresh) {
 // refused during a capture.
 class ScratchBuffers {
  public:
-  // Device, whether `id` is a capture's (else a stream's), the ID, the tag.
-  using Key = std::tuple<int, bool, unsigned long long, const void*>;
+  // Device, whether `id` is a capture's (else a stream's), the ID, the captured stream (null
+  // outside a capture), the capturing thread where that stream is its per-thread stream, the tag.
+  using Key = std::tuple<int, bool, unsigned long long, const void*, const void*, const void*>;
   struct Buffer {
     void* memory = nullptr;
     std::size_t bytes = 0;
@@ -119,7 +123,13 @@ inline cudaError_t stream_scratch(cudaStream_t stream, const void* tag, std::siz
     return status;
   const bool captured = capture != cudaStreamCaptureStatusNone;
   if (!captured && (status = cudaStreamGetId(stream, &id)) != cudaSuccess) return status;
-  return detail::ScratchBuffers::get().find({device, captured, id, tag}, bytes, memory);
+  // A capture's branches: one handle each, except a per-thread stream's handle, which is every
+  // thread's (the null handle is, where the default stream is per-thread).
+  static thread_local const char this_thread = 0;
+  const bool per_thread = stream == cudaStreamPerThread || stream == nullptr;
+  const void* branch = captured ? static_cast<const void*>(stream) : nullptr;
+  const void* thread = captured && per_thread ? &this_thread : nullptr;
+  return detail::ScratchBuffers::get().find({device, captured, id, branch, thread, tag}, bytes, memory);
 }
 
 // The same, typed: `count` zeroed objects of T.

@@ -3,7 +3,8 @@
 // never share one; a stream made after another was destroyed (which may reuse its handle)
 // gets its own; a larger request gets a new zeroed buffer and leaves the old one allocated;
 // and a call made while a stream is captured keeps the capture (even of a stream the legacy
-// stream would join), restores the thread's capture mode, and gets the capture's own buffer.
+// stream would join), restores the thread's capture mode, and gets the capture's own buffer,
+// one for each stream a capture forks onto (the branches run at the same time in the graph).
 import linpipe;
 
 #include <cuda_runtime.h>
@@ -149,6 +150,38 @@ TEST(StreamScratch, ACallInsideAGlobalCaptureKeepsItAndGetsTheCapturesOwnBuffer)
   EXPECT_NE(in_capture[1], direct);
   EXPECT_NE(in_capture[0], in_capture[1]);
   LINPIPE_CUDA_OK(cudaStreamDestroy(stream));
+}
+
+// A capture forked onto a second stream: both streams share the capture's ID, and the graph runs
+// their launches at the same time, so each branch gets its own buffer; a later call on a
+// branch's stream in the same capture gets that branch's again (its launches run in turn).
+TEST(StreamScratch, EachBranchOfAForkedCaptureGetsItsOwn) {
+  LINPIPE_REQUIRE_GPU();
+  static const char tag = 0;
+  cudaStream_t origin = new_stream(), branch = new_stream();
+  cudaEvent_t fork = nullptr, join = nullptr;
+  LINPIPE_CUDA_OK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  LINPIPE_CUDA_OK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  void *on_origin = nullptr, *on_branch = nullptr, *on_origin_again = nullptr;
+  LINPIPE_CUDA_OK(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal));
+  LINPIPE_CUDA_OK(cudaEventRecord(fork, origin));
+  LINPIPE_CUDA_OK(cudaStreamWaitEvent(branch, fork, 0));
+  const cudaError_t asked[3] = {linpipe::stream_scratch(origin, &tag, 256, &on_origin),
+                                linpipe::stream_scratch(branch, &tag, 256, &on_branch),
+                                linpipe::stream_scratch(origin, &tag, 256, &on_origin_again)};
+  LINPIPE_CUDA_OK(cudaEventRecord(join, branch));
+  LINPIPE_CUDA_OK(cudaStreamWaitEvent(origin, join, 0));
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(origin, &graph);
+  for (const cudaError_t status : asked) EXPECT_EQ(status, cudaSuccess) << cudaGetErrorString(status);
+  EXPECT_EQ(ended, cudaSuccess) << "the capture was broken: " << cudaGetErrorString(ended);
+  ASSERT_NE(on_origin, nullptr);
+  ASSERT_NE(on_branch, nullptr);
+  EXPECT_NE(on_origin, on_branch) << "two branches of one capture share a buffer";
+  EXPECT_EQ(on_origin, on_origin_again);
+  if (graph != nullptr) LINPIPE_CUDA_OK(cudaGraphDestroy(graph));
+  for (cudaEvent_t e : {fork, join}) LINPIPE_CUDA_OK(cudaEventDestroy(e));
+  for (cudaStream_t s : {origin, branch}) LINPIPE_CUDA_OK(cudaStreamDestroy(s));
 }
 
 // Refused before any CUDA call: runs on every machine.
