@@ -41,16 +41,17 @@ enum class GemmSplit {
   none,
   // Stream-K (cooperative schedule, cluster_m = 1): the last partial wave and
   // stream_k_shared_waves whole waves before it (every tile, under one wave) are shared out by
-  // k-steps, every CTA the same number; a CTA whose share of a tile starts past its first
-  // k-step leaves its fp32 partial in `workspace` for the CTA that holds the tile's first
+  // k-steps, every CTA the same number; a CTA whose share of a tile stops short of its last
+  // k-step leaves its fp32 partial in `workspace` for the CTA that holds the tile's last
   // k-steps, which adds them and stores the tile. The sum's order is fixed, so a shape's result
   // is the same on every run (it may differ from GemmSplit::none's in the last bits: fp32
   // partials are added in another order). Where the waves are already even, or K is one
-  // k-step, nothing is split. Finishers wait for CTAs that must run at the same time: the
-  // grid is what fits at once on the SMs the stream may use (the device's, or an MPS client's
-  // or green context's share: linpipe::stream_share), so do not run it beside a kernel that
-  // keeps SMs until this one ends (debug builds trap with a report; others would hang). A
-  // workspace is cut for the whole device's grid, so it serves every share. On an H100 with
+  // k-step, nothing is split. A finisher waits only for CTAs of lower index, which publish
+  // before they wait for anything (linpipe:stream_k), so the grid need not be resident at
+  // once: it finishes beside other streams' kernels, on however few SMs they leave. The grid
+  // is what fits at once on the SMs the stream may use (the device's, or an MPS client's or
+  // green context's share: linpipe::stream_share); a workspace is cut for the whole device's
+  // grid, so it serves every share. On an H100 with
   // stream_k_in_phase: 1.2-1.65x GemmSplit::none at 1.06-2.18 waves, 0.98x at 3.88; from
   // k-step zero slower at 1.06 waves and at 3.9-15.5 (docs/benchmarks.md, twenty-sixth and
   // twenty-seventh sessions). gemm_config_for(m, n, k, workspace) picks it where it pays.
@@ -166,10 +167,12 @@ cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n
 // cooperative configuration, which gemm_bf16 rejects with its reason.
 inline constexpr int gemm_pingpong_max_k = 1024;
 GemmConfig gemm_config_for(int m, int n, int k);
-// The same with gemm_config_for(m, n, k). It never splits by k-steps on its own: stream-K's
-// finishers need every CTA of the grid resident at once, which a launch cannot promise beside
-// another stream's persistent kernel (two such GEMMs on two streams could wait on each other
-// for ever), so the split is asked for, with a workspace, by a caller that knows.
+// The same with gemm_config_for(m, n, k), split by k-steps as gemm_config_for(m, n, k,
+// workspace) splits it where gemm_stream_k_pays for the grid `stream` gets (under one wave, and
+// up to 3 waves where the last is at most 90% full), with a workspace of the stream's own
+// (linpipe::stream_scratch: gemm_bf16_workspace_bytes of device memory kept for the process
+// for each stream, and each captured stream, that launches a split shape; without the memory,
+// the whole-tile kernel). Launches on one stream run in turn, so they share it safely.
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       cudaStream_t stream = nullptr, const char** why = nullptr);
 

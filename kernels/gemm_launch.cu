@@ -181,6 +181,22 @@ cudaError_t reject(const char* reason, const char** why) {
   return cudaErrorInvalidValue;
 }
 
+// gemm_config_for(m, n, k)'s cooperative pick, split by k-steps in phase with one whole wave
+// shared, where gemm_stream_k_pays for a grid of `ctas`; otherwise `whole` itself.
+GemmConfig stream_k_where_it_pays(int m, int n, int k, const GemmConfig& whole, unsigned ctas, void* memory,
+                                  std::size_t bytes) {
+  if (memory == nullptr || whole.schedule != GemmSchedule::cooperative ||
+      !gemm_stream_k_pays(m, n, k, static_cast<int>(ctas)))
+    return whole;
+  GemmConfig split = whole;
+  split.split = GemmSplit::stream_k;
+  split.workspace = memory;
+  split.workspace_bytes = bytes;
+  split.stream_k_shared_waves = 1;
+  split.stream_k_in_phase = true;  // the faster form at every shape split by k-steps (docs/benchmarks.md)
+  return split;
+}
+
 }  // namespace
 
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
@@ -202,7 +218,23 @@ GemmConfig gemm_config_for(int m, int n, int k) {
 
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       cudaStream_t stream, const char** why) {
-  return gemm_bf16(a, b, c, m, n, k, gemm_config_for(m, n, k), stream, why);
+  GemmConfig config = gemm_config_for(m, n, k);
+  if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
+  LaunchOptions on_stream = stream_k_grid_options();
+  on_stream.stream = stream;
+  const LaunchResult grid = launch_grid(stream_k_gemm_kernel(), on_stream);
+  if (grid && config.schedule == GemmSchedule::cooperative &&
+      gemm_stream_k_pays(m, n, k, static_cast<int>(grid.grid))) {
+    // The stream's own workspace: launches on one stream run in turn, and each leaves the flags
+    // at zero. Without one (out of memory), the whole-tile kernel.
+    static const char workspace_tag = 0;
+    std::size_t bytes = 0;
+    void* memory = nullptr;
+    if (gemm_bf16_workspace_bytes(GemmConfig{.split = GemmSplit::stream_k}, &bytes) == cudaSuccess &&
+        stream_scratch(stream, &workspace_tag, bytes, &memory) == cudaSuccess)
+      config = stream_k_where_it_pays(m, n, k, config, grid.grid, memory, bytes);
+  }
+  return gemm_bf16(a, b, c, m, n, k, config, stream, why);
 }
 
 bool gemm_stream_k_pays(int m, int n, int k, int ctas) {
@@ -229,13 +261,11 @@ bool gemm_stream_k_pays(int m, int n, int k, int ctas) {
 
 GemmConfig gemm_config_for(int m, int n, int k, const GemmWorkspace& workspace) {
   const GemmConfig whole = gemm_config_for(m, n, k);
-  if (workspace.status() != cudaSuccess || whole.schedule != GemmSchedule::cooperative) return whole;
+  if (workspace.status() != cudaSuccess) return whole;
   const LaunchResult grid = stream_k_max_grid();
-  if (!grid || !gemm_stream_k_pays(m, n, k, static_cast<int>(grid.grid))) return whole;
-  GemmConfig split = workspace.stream_k(whole);
-  split.stream_k_shared_waves = 1;
-  split.stream_k_in_phase = true;  // the faster form at every shape split by k-steps (docs/benchmarks.md)
-  return split;
+  if (!grid) return whole;
+  const GemmConfig with_memory = workspace.stream_k(whole);
+  return stream_k_where_it_pays(m, n, k, whole, grid.grid, with_memory.workspace, with_memory.workspace_bytes);
 }
 
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k, const GemmWorkspace& workspace,

@@ -1,7 +1,8 @@
 // gemm_bf16 with GemmSplit::stream_k: agrees with cuBLAS on shapes whose last wave is shared by
 // k-steps (and on shapes it leaves whole), gives the same bits on every launch from one
 // workspace (the flags go back to rest), in a CUDA graph's replays too, and refuses a
-// configuration it cannot run with a reason.
+// configuration it cannot run with a reason. gemm_bf16 without a config splits on its own where
+// it pays, with its stream's own workspace, and two such launches on two streams both finish.
 import linpipe;
 
 #include <cublas_v2.h>
@@ -9,6 +10,7 @@ import linpipe;
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -171,6 +173,98 @@ TEST(GemmStreamKShapes, TheDefaultWithAWorkspaceSplitsUnderOneWave) {
   LINPIPE_CUDA_OK(compare_bf16(by_default.ptr, whole.ptr, nc, &cmp));
   EXPECT_EQ(cmp.non_finite, 0u);
   EXPECT_LT(cmp.relative_error, 1e-2);
+}
+
+// gemm_bf16 without a config: the same split as the default with a workspace, from the stream's
+// own (the same bits as the in-phase stream-K kernel given explicitly), on the legacy stream
+// and on a stream of its own; a shape that does not pay stays the whole-tile kernel's bits.
+TEST(GemmStreamKShapes, TheDefaultWithoutAWorkspaceSplitsWithTheStreamsOwn) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  constexpr int m = 1024, n = 2048, k = 8192;  // 64 tiles of 128 k-steps
+  int ctas = 0;
+  LINPIPE_CUDA_OK(gemm_bf16_grid_ctas(GemmConfig{}, &ctas));
+  if (!gemm_stream_k_pays(m, n, k, ctas)) GTEST_SKIP() << "a grid of " << ctas << " CTAs does not split this shape";
+  const StreamK in_phase(/*in_phase=*/true);
+  const std::size_t na = std::size_t(m) * k, nb = std::size_t(n) * k, nc = std::size_t(m) * n;
+  DeviceBuffer a(na * 2), b(nb * 2), c(nc * 2);
+  LINPIPE_CUDA_OK(fill_random_bf16(a.ptr, na, 61));
+  LINPIPE_CUDA_OK(fill_random_bf16(b.ptr, nb, 62));
+  const auto result = [&](auto&& launch) {
+    EXPECT_EQ(poison_bf16(c.ptr, nc), cudaSuccess);
+    EXPECT_EQ(launch(), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<std::uint16_t> host(nc);
+    EXPECT_EQ(cudaMemcpy(host.data(), c.ptr, nc * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    return host;
+  };
+  const auto split = result([&] { return gemm_bf16(a.ptr, b.ptr, c.ptr, m, n, k, in_phase.config); });
+  const auto whole = result([&] { return gemm_bf16(a.ptr, b.ptr, c.ptr, m, n, k, GemmConfig{}); });
+  ASSERT_NE(split, whole) << "fp32 partials added in another order should change some of 2M outputs' last bits";
+  cudaStream_t stream;
+  LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (cudaStream_t on : {cudaStream_t{nullptr}, stream}) {
+    for (int launch = 0; launch < 2; ++launch) {  // the second from the workspace the first left
+      EXPECT_EQ(result([&] { return gemm_bf16(a.ptr, b.ptr, c.ptr, m, n, k, on); }), split)
+          << (on == nullptr ? "legacy stream" : "own stream") << ", launch " << launch;
+    }
+  }
+  LINPIPE_CUDA_OK(cudaStreamDestroy(stream));
+  // 4096 x 4096 x 2048: 512 tiles, 3.9 waves on 132 SMs, where the split does not pay: the
+  // whole-tile kernel's bits.
+  constexpr int wm = 4096, wn = 4096, wk = 2048;
+  if (!gemm_stream_k_pays(wm, wn, wk, ctas)) {
+    DeviceBuffer wa(std::size_t(wm) * wk * 2), wb(std::size_t(wn) * wk * 2), wc(std::size_t(wm) * wn * 2);
+    LINPIPE_CUDA_OK(fill_random_bf16(wa.ptr, std::size_t(wm) * wk, 63));
+    LINPIPE_CUDA_OK(fill_random_bf16(wb.ptr, std::size_t(wn) * wk, 64));
+    std::vector<std::uint16_t> by_default(std::size_t(wm) * wn), explicit_whole(by_default.size());
+    LINPIPE_CUDA_OK(gemm_bf16(wa.ptr, wb.ptr, wc.ptr, wm, wn, wk));
+    LINPIPE_CUDA_OK(cudaMemcpy(by_default.data(), wc.ptr, by_default.size() * 2, cudaMemcpyDeviceToHost));
+    LINPIPE_CUDA_OK(gemm_bf16(wa.ptr, wb.ptr, wc.ptr, wm, wn, wk, gemm_config_for(wm, wn, wk)));
+    LINPIPE_CUDA_OK(cudaMemcpy(explicit_whole.data(), wc.ptr, explicit_whole.size() * 2, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(by_default, explicit_whole) << "a shape that does not pay was split";
+  }
+}
+
+// Two split launches on two streams at once: each grid is the whole device's, so neither is
+// resident at once beside the other, and before a finisher waited only for CTAs started
+// before it, they could wait on each other for ever. Each must finish (within 20 s: a stuck
+// pair fails instead of hanging the test) with the single-launch result.
+TEST(GemmStreamKShapes, TwoStreamsSplittingAtOnceBothFinish) {
+  LINPIPE_REQUIRE_GPU();
+  using namespace linpipe::kernels;
+  constexpr int m = 1024, n = 2048, k = 8192;
+  int ctas = 0;
+  LINPIPE_CUDA_OK(gemm_bf16_grid_ctas(GemmConfig{}, &ctas));
+  if (!gemm_stream_k_pays(m, n, k, ctas)) GTEST_SKIP() << "a grid of " << ctas << " CTAs does not split this shape";
+  const std::size_t na = std::size_t(m) * k, nb = std::size_t(n) * k, nc = std::size_t(m) * n;
+  DeviceBuffer a(na * 2), b(nb * 2), c0(nc * 2), c1(nc * 2);
+  LINPIPE_CUDA_OK(fill_random_bf16(a.ptr, na, 65));
+  LINPIPE_CUDA_OK(fill_random_bf16(b.ptr, nb, 66));
+  LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, c0.ptr, m, n, k));
+  std::vector<std::uint16_t> alone(nc), got(nc);
+  LINPIPE_CUDA_OK(cudaMemcpy(alone.data(), c0.ptr, nc * 2, cudaMemcpyDeviceToHost));
+  cudaStream_t streams[2];
+  for (cudaStream_t& s : streams) LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (int round = 0; round < 4; ++round) {
+    for (void* c : {c0.ptr, c1.ptr}) LINPIPE_CUDA_OK(poison_bf16(c, nc));
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+    for (int i = 0; i < 3; ++i) {  // queued back to back on each, so the grids overlap
+      LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, c0.ptr, m, n, k, streams[0]));
+      LINPIPE_CUDA_OK(gemm_bf16(a.ptr, b.ptr, c1.ptr, m, n, k, streams[1]));
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    bool done = false;
+    while (!done && std::chrono::steady_clock::now() < deadline)
+      done = cudaStreamQuery(streams[0]) != cudaErrorNotReady && cudaStreamQuery(streams[1]) != cudaErrorNotReady;
+    ASSERT_TRUE(done) << "round " << round << ": two split GEMMs on two streams did not finish in 20 s";
+    LINPIPE_CUDA_OK(cudaDeviceSynchronize());
+    for (void* c : {c0.ptr, c1.ptr}) {
+      LINPIPE_CUDA_OK(cudaMemcpy(got.data(), c, nc * 2, cudaMemcpyDeviceToHost));
+      EXPECT_EQ(got, alone) << "round " << round;
+    }
+  }
+  for (cudaStream_t s : streams) LINPIPE_CUDA_OK(cudaStreamDestroy(s));
 }
 
 TEST(GemmStreamKShapes, TheSplitShapesSplitOnThisGpu) {
