@@ -243,7 +243,8 @@ int once_mode(const std::vector<Shape>& shapes) {
 // --stream-k: GemmSplit::stream_k where a persistent grid's waves are few and uneven (0.24 to
 // 3.88 waves of 128 x 256 tiles on 132 SMs), against the cooperative kernel and both anchors,
 // each shape checked against cuBLAS, then timed in interleaved rounds; `pick` says which of
-// them gemm_bf16 with a GemmWorkspace takes (gemm_config_for(m, n, k, workspace)).
+// them gemm_bf16 takes, with a GemmWorkspace (gemm_config_for(m, n, k, workspace)) or without a
+// config (the same pick, from its stream's own workspace).
 int stream_k_mode(int rounds) {
   const std::vector<Shape> shapes = {{1024, 1024, 16384}, {1024, 2048, 8192}, {1792, 2560, 8192},
                                      {2560, 2560, 8192},  {3072, 3072, 4096}, {2816, 4096, 4096},
