@@ -170,9 +170,10 @@ GemmConfig gemm_config_for(int m, int n, int k);
 // The same with gemm_config_for(m, n, k), split by k-steps as gemm_config_for(m, n, k,
 // workspace) splits it where gemm_stream_k_pays for the grid `stream` gets (under one wave, and
 // up to 3 waves where the last is at most 90% full), with a workspace of the stream's own
-// (linpipe::stream_scratch: gemm_bf16_workspace_bytes of device memory kept for the process
-// for each stream, and each captured stream, that launches a split shape; without the memory,
-// the whole-tile kernel). Launches on one stream run in turn, so they share it safely.
+// (linpipe::stream_scratch: gemm_bf16_workspace_bytes of device memory for each stream, and
+// each captured stream, that launches a split shape, until linpipe::stream_scratch_release
+// (stream) or the captured graph is gone; without the memory, the whole-tile kernel).
+// Launches on one stream run in turn, so they share it safely.
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       cudaStream_t stream = nullptr, const char** why = nullptr);
 

@@ -17,10 +17,11 @@
 // for, the buffer is the capture's own (by its capture ID) and the captured stream's: each
 // captured graph keeps one for each of its streams that asks, so graphs may be replayed at the
 // same time as each other and as the stream's direct launches, and the branches a capture
-// forks onto other streams (which run at the same time in the graph) get one each; at the
-// cost of a buffer for every capture and stream that asks, kept for the process: a program
-// that captures anew at every step grows by an allocation a capture. Two executable graphs
-// instantiated from one captured graph share its buffers: replay them in turn.
+// forks onto other streams (which run at the same time in the graph) get one each. A capture's
+// buffers live as long as a graph that holds them (the captured graph, its clones, and the
+// executable graphs made from them) and are freed at the next call made outside a capture.
+// Two executable graphs instantiated from one captured graph share its buffers: replay them in
+// turn. A stream's buffers live until stream_scratch_release(stream).
 //
 // A kernel launched early (programmatic dependent launch) must wait for the kernel before it
 // (griddepcontrol.wait) before it touches the buffer: the launch before may still be using it.
@@ -32,6 +33,7 @@ module;
 #include <mutex>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 #if defined(__CUDA__)
 #include <cuda_runtime_api.h>
@@ -62,9 +64,12 @@ inline cudaError_t new_zeroed_scratch(std::size_t bytes, void** fresh) {
   return status != cudaSuccess ? status : restored;
 }
 
-// Every stream's buffers for the process. A buffer outgrown by a larger request is kept
-// allocated, not freed: a launch queued on the stream may still be using it, and cudaFree is
-// refused during a capture.
+// Every stream's buffers. A buffer outgrown by a larger request is kept allocated, not freed
+// at once: a launch queued on the stream may still be using it, and cudaFree is refused during
+// a capture. A stream's buffers are freed by stream_scratch_release; a capture's, once CUDA
+// drops the last graph that holds them (a user object retained by the captured graph: every
+// executable graph instantiated from it, and every clone, holds it too), at the next call made
+// outside a capture.
 class ScratchBuffers {
  public:
   // Device, whether `id` is a capture's (else a stream's), the ID, the captured stream (null
@@ -75,61 +80,197 @@ class ScratchBuffers {
     std::size_t bytes = 0;
   };
 
+  // Never destroyed: CUDA may call a graph's release callback while the process exits.
   static inline ScratchBuffers& get() {
-    static ScratchBuffers instance;
-    return instance;
+    static ScratchBuffers* instance = new ScratchBuffers;
+    return *instance;
   }
 
-  inline cudaError_t find(const Key& key, std::size_t bytes, void** memory) {
+  // `capture_graph`: the graph being captured when the key is a capture's, else null.
+  inline cudaError_t find(const Key& key, std::size_t bytes, cudaGraph_t capture_graph, void** memory) {
     const std::lock_guard<std::mutex> lock(mutex_);
     auto found = std::find_if(buffers_.begin(), buffers_.end(), [&](const Entry& e) { return e.key == key; });
-    if (found == buffers_.end()) found = buffers_.insert(buffers_.end(), Entry{key, {}});
-    Buffer& kept = found->buffer;
-    if (kept.memory == nullptr || kept.bytes < bytes) {
+    const bool fresh_key = found == buffers_.end();
+    if (fresh_key) found = buffers_.insert(buffers_.end(), Entry{key, {}, {}});
+    Entry& entry = *found;
+    if (entry.buffer.memory == nullptr || entry.buffer.bytes < bytes) {
       void* fresh = nullptr;
-      if (const cudaError_t status = new_zeroed_scratch(bytes, &fresh); status != cudaSuccess) return status;
-      if (kept.memory != nullptr) outgrown_.push_back(kept.memory);
-      kept = Buffer{fresh, bytes};
+      cudaError_t status = new_zeroed_scratch(bytes, &fresh);
+      if (status == cudaSuccess && fresh_key && capture_graph != nullptr)
+        status = release_with(capture_graph, key);
+      if (status != cudaSuccess) {
+        if (fresh != nullptr) drop_in_capture(fresh);
+        if (fresh_key) buffers_.erase(found);
+        return status;
+      }
+      if (entry.buffer.memory != nullptr) entry.outgrown.push_back(entry.buffer);
+      entry.buffer = Buffer{fresh, bytes};
     }
-    *memory = kept.memory;
+    *memory = entry.buffer.memory;
     return cudaSuccess;
+  }
+
+  // Takes out every buffer kept under keys that `matches`, for the caller to free.
+  template <class Matches>
+  inline std::vector<std::pair<int, void*>> take(Matches matches) {
+    std::vector<std::pair<int, void*>> taken;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (auto entry = buffers_.begin(); entry != buffers_.end();) {
+      if (!matches(entry->key)) {
+        ++entry;
+        continue;
+      }
+      taken.emplace_back(std::get<0>(entry->key), entry->buffer.memory);
+      for (const Buffer& old : entry->outgrown) taken.emplace_back(std::get<0>(entry->key), old.memory);
+      entry = buffers_.erase(entry);
+    }
+    return taken;
+  }
+
+  // The buffers of captures whose graphs are all gone.
+  inline std::vector<std::pair<int, void*>> take_released() {
+    std::vector<Key> released;
+    {
+      const std::lock_guard<std::mutex> lock(released_mutex_);
+      released.swap(released_);
+    }
+    if (released.empty()) return {};
+    return take([&](const Key& key) { return std::find(released.begin(), released.end(), key) != released.end(); });
+  }
+
+  inline std::size_t kept_bytes() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    std::size_t bytes = 0;
+    for (const Entry& entry : buffers_) {
+      bytes += entry.buffer.bytes;
+      for (const Buffer& old : entry.outgrown) bytes += old.bytes;
+    }
+    return bytes;
   }
 
  private:
   struct Entry {
     Key key;
     Buffer buffer;
+    std::vector<Buffer> outgrown;
   };
+
+  // A user object owned by `graph` whose destructor (on a CUDA thread, which may not call CUDA)
+  // only notes that `key`'s buffers are free to go.
+  struct Noted {
+    Key key;
+    bool armed = true;  // false: the graph never took it, nothing to note
+  };
+  inline cudaError_t release_with(cudaGraph_t graph, const Key& key) {
+    auto* noted = new Noted{key};
+    cudaUserObject_t object = nullptr;
+    cudaError_t status = cudaUserObjectCreate(&object, noted, &ScratchBuffers::graph_released, 1,
+                                              cudaUserObjectNoDestructorSync);
+    if (status != cudaSuccess) {
+      delete noted;
+      return status;
+    }
+    status = cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove);
+    if (status != cudaSuccess) {
+      noted->armed = false;
+      (void)cudaUserObjectRelease(object, 1);  // its destructor now only deletes `noted`
+    }
+    return status;
+  }
+  static inline void graph_released(void* pointer) {
+    auto* noted = static_cast<Noted*>(pointer);
+    if (noted->armed) {
+      ScratchBuffers& buffers = get();
+      const std::lock_guard<std::mutex> lock(buffers.released_mutex_);
+      buffers.released_.push_back(noted->key);
+    }
+    delete noted;
+  }
+  // cudaFree while the thread may be capturing (refused under global capture mode).
+  static inline void drop_in_capture(void* memory) {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    if (cudaThreadExchangeStreamCaptureMode(&mode) != cudaSuccess) return;
+    (void)cudaFree(memory);
+    (void)cudaThreadExchangeStreamCaptureMode(&mode);
+  }
+
   std::mutex mutex_;
   std::vector<Entry> buffers_;  // a few streams a process: a list is enough
-  std::vector<void*> outgrown_;
+  std::mutex released_mutex_;   // taken alone, never with mutex_ held
+  std::vector<Key> released_;
 };
+
+// Frees `taken` (outside any capture), each on its own device.
+inline cudaError_t free_scratch(const std::vector<std::pair<int, void*>>& taken) {
+  if (taken.empty()) return cudaSuccess;
+  int current = 0;
+  cudaError_t status = cudaGetDevice(&current);
+  for (const auto& [device, memory] : taken) {
+    cudaError_t step = cudaSetDevice(device);
+    if (step == cudaSuccess) step = cudaFree(memory);
+    if (status == cudaSuccess) status = step;
+  }
+  const cudaError_t restored = cudaSetDevice(current);
+  return status != cudaSuccess ? status : restored;
+}
 
 }  // namespace linpipe::detail
 
 export namespace linpipe {
 
 // At least `bytes` of zeroed device memory on the current device, kept for the launches of
-// `stream` under `tag` (any address unique to the use, e.g. a static's) for the process's
-// life. Zeroed once, when it is made: every launch that uses it must leave it at zero.
+// `stream` under `tag` (any address unique to the use, e.g. a static's) until
+// stream_scratch_release(stream), or for a capture until its graphs are gone. Zeroed once,
+// when it is made: every launch that uses it must leave it at zero.
 inline cudaError_t stream_scratch(cudaStream_t stream, const void* tag, std::size_t bytes, void** memory) {
   *memory = nullptr;
   if (bytes == 0) return cudaErrorInvalidValue;
   int device = 0;
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   unsigned long long id = 0;
+  cudaGraph_t graph = nullptr;
   cudaError_t status = cudaGetDevice(&device);
-  if (status != cudaSuccess || (status = cudaStreamGetCaptureInfo(stream, &capture, &id)) != cudaSuccess)
+  if (status != cudaSuccess || (status = cudaStreamGetCaptureInfo(stream, &capture, &id, &graph)) != cudaSuccess)
     return status;
   const bool captured = capture != cudaStreamCaptureStatusNone;
-  if (!captured && (status = cudaStreamGetId(stream, &id)) != cudaSuccess) return status;
+  if (!captured) {
+    if ((status = cudaStreamGetId(stream, &id)) != cudaSuccess) return status;
+    // Outside a capture cudaFree may run: the buffers of captures whose graphs are all gone.
+    if ((status = detail::free_scratch(detail::ScratchBuffers::get().take_released())) != cudaSuccess) return status;
+  }
   // A capture's branches: one handle each, except a per-thread stream's handle, which is every
   // thread's (the null handle is, where the default stream is per-thread).
   static thread_local const char this_thread = 0;
   const bool per_thread = stream == cudaStreamPerThread || stream == nullptr;
   const void* branch = captured ? static_cast<const void*>(stream) : nullptr;
   const void* thread = captured && per_thread ? &this_thread : nullptr;
-  return detail::ScratchBuffers::get().find({device, captured, id, branch, thread, tag}, bytes, memory);
+  return detail::ScratchBuffers::get().find({device, captured, id, branch, thread, tag}, bytes,
+                                            captured ? graph : nullptr, memory);
+}
+
+// Frees `stream`'s buffers (every tag's) once the work queued on it is done: call it before
+// destroying a stream whose launches used stream_scratch (gemm_bf16 without a config, the
+// attention kernels' dynamic schedules), or they stay allocated for the process. Not during
+// the stream's capture. A later request on the stream gets a new zeroed buffer.
+inline cudaError_t stream_scratch_release(cudaStream_t stream) {
+  int device = 0;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status != cudaSuccess || (status = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess) return status;
+  if (capture != cudaStreamCaptureStatusNone) return cudaErrorStreamCaptureUnsupported;
+  if ((status = cudaStreamGetId(stream, &id)) != cudaSuccess || (status = cudaStreamSynchronize(stream)) != cudaSuccess)
+    return status;
+  return detail::free_scratch(detail::ScratchBuffers::get().take([&](const detail::ScratchBuffers::Key& key) {
+    return std::get<0>(key) == device && !std::get<1>(key) && std::get<2>(key) == id;
+  }));
+}
+
+// Frees the buffers of captures whose graphs are all gone (call it outside any capture) and
+// returns the bytes stream_scratch keeps on every device.
+inline std::size_t stream_scratch_trim() {
+  (void)detail::free_scratch(detail::ScratchBuffers::get().take_released());
+  return detail::ScratchBuffers::get().kept_bytes();
 }
 
 // The same, typed: `count` zeroed objects of T.

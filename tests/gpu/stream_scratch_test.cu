@@ -4,13 +4,16 @@
 // gets its own; a larger request gets a new zeroed buffer and leaves the old one allocated;
 // and a call made while a stream is captured keeps the capture (even of a stream the legacy
 // stream would join), restores the thread's capture mode, and gets the capture's own buffer,
-// one for each stream a capture forks onto (the branches run at the same time in the graph).
+// one for each stream a capture forks onto (the branches run at the same time in the graph);
+// a capture's buffers are freed once its graph and executable graph are gone, and a stream's
+// by stream_scratch_release.
 import linpipe;
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <thread>
@@ -182,6 +185,73 @@ TEST(StreamScratch, EachBranchOfAForkedCaptureGetsItsOwn) {
   if (graph != nullptr) LINPIPE_CUDA_OK(cudaGraphDestroy(graph));
   for (cudaEvent_t e : {fork, join}) LINPIPE_CUDA_OK(cudaEventDestroy(e));
   for (cudaStream_t s : {origin, branch}) LINPIPE_CUDA_OK(cudaStreamDestroy(s));
+}
+
+// The executable graph holds the capture's buffer after the captured graph is destroyed; once
+// both are gone the next call outside a capture frees it (CUDA calls the release on a thread
+// of its own, so the test waits for it a little).
+TEST(StreamScratch, ACapturesBufferIsFreedOnceItsGraphsAreGone) {
+  LINPIPE_REQUIRE_GPU();
+  static const char tag = 0;
+  constexpr std::size_t bytes = 3u << 20;
+  cudaStream_t stream = new_stream();
+  const std::size_t before = linpipe::stream_scratch_trim();
+  void* captured = nullptr;
+  LINPIPE_CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  const cudaError_t asked = linpipe::stream_scratch(stream, &tag, bytes, &captured);
+  LINPIPE_CUDA_OK(cudaMemsetAsync(captured, 0, 16, stream));  // a node, so the graph is not empty
+  cudaGraph_t graph = nullptr;
+  LINPIPE_CUDA_OK(cudaStreamEndCapture(stream, &graph));
+  LINPIPE_CUDA_OK(asked);
+  EXPECT_EQ(linpipe::stream_scratch_trim(), before + bytes);
+  cudaGraphExec_t exec = nullptr;
+  LINPIPE_CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  LINPIPE_CUDA_OK(cudaGraphDestroy(graph));
+  LINPIPE_CUDA_OK(cudaGraphLaunch(exec, stream));
+  LINPIPE_CUDA_OK(cudaStreamSynchronize(stream));
+  EXPECT_EQ(linpipe::stream_scratch_trim(), before + bytes) << "freed while the executable graph holds it";
+  LINPIPE_CUDA_OK(cudaGraphExecDestroy(exec));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::size_t kept = linpipe::stream_scratch_trim();
+  while (kept != before && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    kept = linpipe::stream_scratch_trim();
+  }
+  EXPECT_EQ(kept, before) << "the capture's buffer outlived its graphs";
+  LINPIPE_CUDA_OK(cudaStreamDestroy(stream));
+}
+
+// stream_scratch_release frees every tag's buffer of the stream (after its queued work), and
+// the stream's next request gets a new zeroed one; other streams keep theirs; refused during
+// the stream's capture.
+TEST(StreamScratch, ReleasingAStreamFreesItsBuffersAndTheNextRequestIsZeroed) {
+  LINPIPE_REQUIRE_GPU();
+  static const char tag_a = 0, tag_b = 0;
+  cudaStream_t stream = new_stream(), other = new_stream();
+  void *a = nullptr, *b = nullptr, *kept = nullptr;
+  LINPIPE_CUDA_OK(linpipe::stream_scratch(stream, &tag_a, 1u << 20, &a));
+  LINPIPE_CUDA_OK(linpipe::stream_scratch(stream, &tag_b, 1u << 20, &b));
+  LINPIPE_CUDA_OK(linpipe::stream_scratch(other, &tag_a, 1u << 20, &kept));
+  LINPIPE_CUDA_OK(cudaMemsetAsync(a, 0x5a, 1u << 20, stream));  // dirty: a fresh buffer must be zero
+  const std::size_t with_both = linpipe::stream_scratch_trim();
+  LINPIPE_CUDA_OK(linpipe::stream_scratch_release(stream));
+  EXPECT_EQ(linpipe::stream_scratch_trim(), with_both - (2u << 20));
+  void* again = nullptr;
+  LINPIPE_CUDA_OK(linpipe::stream_scratch(stream, &tag_a, 1u << 20, &again));
+  EXPECT_TRUE(all_zero(again, 1u << 20));
+  void* other_again = nullptr;
+  LINPIPE_CUDA_OK(linpipe::stream_scratch(other, &tag_a, 1u << 20, &other_again));
+  EXPECT_EQ(other_again, kept) << "another stream's buffer was released";
+  LINPIPE_CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  const cudaError_t during_capture = linpipe::stream_scratch_release(stream);
+  cudaGraph_t graph = nullptr;
+  LINPIPE_CUDA_OK(cudaStreamEndCapture(stream, &graph));
+  EXPECT_EQ(during_capture, cudaErrorStreamCaptureUnsupported);
+  if (graph != nullptr) LINPIPE_CUDA_OK(cudaGraphDestroy(graph));
+  for (cudaStream_t s : {stream, other}) {
+    LINPIPE_CUDA_OK(linpipe::stream_scratch_release(s));
+    LINPIPE_CUDA_OK(cudaStreamDestroy(s));
+  }
 }
 
 // Refused before any CUDA call: runs on every machine.
