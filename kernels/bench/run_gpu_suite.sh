@@ -28,10 +28,16 @@ sanitized=(
   "gpu_staged_store_test:*" "gpu_dynamic_schedule_test:*EveryItem*"
   "gpu_early_start_test:$early_start_sanitized"
 )
+# Races racecheck reports that are understood (docs/benchmarks.md), by binary: RMSNorm's in-place
+# bulk-store path, where the consumer's STS into a slot and the producer's next bulk fill of it
+# are ordered through the async proxy (the slot's barriers), which racecheck does not follow.
+declare -A known_races=(
+  [gpu_rmsnorm_test_release]='Race reported between Write access at .*rmsnorm_kernel<.*RmsNorm<\(int\)4096, \(int\)4, \(int\)1, \(int\)3>'
+)
 for entry in "${sanitized[@]}"; do
   bin=${entry%%:*}
   [ -x "$dir/$bin" ] || { echo "sanitizers $bin: not staged"; status=1; continue; }
-  sanitize "$logs" "$bin" "${entry#*:}" 150  # each tool; RMSNorm's racecheck takes about 80 s
+  sanitize "$logs" "$bin" "${entry#*:}" 150 "${known_races[$bin]:-}"  # each tool; RMSNorm's racecheck takes about 80 s
 done
 if [ -n "${TESTS_ONLY:-}" ]; then
   tar -czf "$out/suite_logs.tgz" -C "$logs" . 2>/dev/null
