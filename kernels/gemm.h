@@ -186,7 +186,8 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
 // memory, the pick is gemm_config_for(m, n, k)'s.
 bool gemm_stream_k_pays(int m, int n, int k, int ctas);
 GemmConfig gemm_config_for(int m, int n, int k, const GemmWorkspace& workspace);
-// The same with gemm_config_for(m, n, k, workspace).
+// The same with gemm_config_for(m, n, k, workspace), judged for the grid `stream` gets (its SM
+// share's, where gemm_config_for asks about the default stream's).
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k, const GemmWorkspace& workspace,
                       cudaStream_t stream = nullptr, const char** why = nullptr);
 

@@ -112,6 +112,12 @@ LaunchOptions stream_k_grid_options() {
           .grid = GridKind::persistent};
 }
 LaunchResult stream_k_max_grid() { return launch_grid(stream_k_gemm_kernel(), stream_k_grid_options()); }
+// The grid a launch on `stream` gets: its SM share's (an MPS client's, a green context's).
+LaunchResult stream_k_grid_on(cudaStream_t stream) {
+  LaunchOptions on_stream = stream_k_grid_options();
+  on_stream.stream = stream;
+  return launch_grid(stream_k_gemm_kernel(), on_stream);
+}
 LaunchResult stream_k_layout_grid() {
   return launch_grid_on_device(stream_k_gemm_kernel(), stream_k_grid_options());
 }
@@ -220,9 +226,7 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
                       cudaStream_t stream, const char** why) {
   GemmConfig config = gemm_config_for(m, n, k);
   if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
-  LaunchOptions on_stream = stream_k_grid_options();
-  on_stream.stream = stream;
-  const LaunchResult grid = launch_grid(stream_k_gemm_kernel(), on_stream);
+  const LaunchResult grid = stream_k_grid_on(stream);
   if (grid && config.schedule == GemmSchedule::cooperative &&
       gemm_stream_k_pays(m, n, k, static_cast<int>(grid.grid))) {
     // The stream's own workspace: launches on one stream run in turn, and each leaves the flags
@@ -270,7 +274,15 @@ GemmConfig gemm_config_for(int m, int n, int k, const GemmWorkspace& workspace) 
 
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k, const GemmWorkspace& workspace,
                       cudaStream_t stream, const char** why) {
-  return gemm_bf16(a, b, c, m, n, k, gemm_config_for(m, n, k, workspace), stream, why);
+  // gemm_config_for(m, n, k, workspace)'s pick for the grid this stream gets (its SM share's).
+  const GemmConfig whole = gemm_config_for(m, n, k);
+  const LaunchResult grid = stream_k_grid_on(stream);
+  const GemmConfig with_memory = workspace.stream_k(whole);
+  const GemmConfig config = workspace.status() == cudaSuccess && grid
+                                ? stream_k_where_it_pays(m, n, k, whole, grid.grid, with_memory.workspace,
+                                                         with_memory.workspace_bytes)
+                                : whole;
+  return gemm_bf16(a, b, c, m, n, k, config, stream, why);
 }
 
 cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n, int k,
