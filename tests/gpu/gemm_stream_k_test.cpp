@@ -79,6 +79,15 @@ struct Shape {
 };
 void PrintTo(const Shape& s, std::ostream* os) { *os << s.m << "x" << s.n << "x" << s.k; }
 
+// The shape the default splits under one wave: 64 tiles of 128 k-steps. Whether it does on this
+// GPU depends on the grid gemm_bf16 gets.
+constexpr Shape under_one_wave{1024, 2048, 8192};
+int default_grid_ctas() {
+  int ctas = 0;
+  EXPECT_EQ(linpipe::kernels::gemm_bf16_grid_ctas(GemmConfig{}, &ctas), cudaSuccess);
+  return ctas;
+}
+
 class GemmStreamK : public ::testing::TestWithParam<std::tuple<Shape, bool>> {};
 
 // The k-steps from zero, or each shared tile's rotated in phase (stream_k_in_phase).
@@ -142,9 +151,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmStreamK,
 TEST(GemmStreamKShapes, TheDefaultWithAWorkspaceSplitsUnderOneWave) {
   LINPIPE_REQUIRE_GPU();
   using namespace linpipe::kernels;
-  constexpr int m = 1024, n = 2048, k = 8192;  // 64 tiles of 128 k-steps
-  int ctas = 0;
-  LINPIPE_CUDA_OK(gemm_bf16_grid_ctas(GemmConfig{}, &ctas));
+  constexpr int m = under_one_wave.m, n = under_one_wave.n, k = under_one_wave.k;
+  const int ctas = default_grid_ctas();
   if (!gemm_stream_k_pays(m, n, k, ctas)) GTEST_SKIP() << "a grid of " << ctas << " CTAs does not split this shape";
   const GemmWorkspace workspace;
   LINPIPE_CUDA_OK(workspace.status());
@@ -181,9 +189,8 @@ TEST(GemmStreamKShapes, TheDefaultWithAWorkspaceSplitsUnderOneWave) {
 TEST(GemmStreamKShapes, TheDefaultWithoutAWorkspaceSplitsWithTheStreamsOwn) {
   LINPIPE_REQUIRE_GPU();
   using namespace linpipe::kernels;
-  constexpr int m = 1024, n = 2048, k = 8192;  // 64 tiles of 128 k-steps
-  int ctas = 0;
-  LINPIPE_CUDA_OK(gemm_bf16_grid_ctas(GemmConfig{}, &ctas));
+  constexpr int m = under_one_wave.m, n = under_one_wave.n, k = under_one_wave.k;
+  const int ctas = default_grid_ctas();
   if (!gemm_stream_k_pays(m, n, k, ctas)) GTEST_SKIP() << "a grid of " << ctas << " CTAs does not split this shape";
   const StreamK in_phase(/*in_phase=*/true);
   const std::size_t na = std::size_t(m) * k, nb = std::size_t(n) * k, nc = std::size_t(m) * n;
@@ -233,9 +240,8 @@ TEST(GemmStreamKShapes, TheDefaultWithoutAWorkspaceSplitsWithTheStreamsOwn) {
 TEST(GemmStreamKShapes, TwoStreamsSplittingAtOnceBothFinish) {
   LINPIPE_REQUIRE_GPU();
   using namespace linpipe::kernels;
-  constexpr int m = 1024, n = 2048, k = 8192;
-  int ctas = 0;
-  LINPIPE_CUDA_OK(gemm_bf16_grid_ctas(GemmConfig{}, &ctas));
+  constexpr int m = under_one_wave.m, n = under_one_wave.n, k = under_one_wave.k;
+  const int ctas = default_grid_ctas();
   if (!gemm_stream_k_pays(m, n, k, ctas)) GTEST_SKIP() << "a grid of " << ctas << " CTAs does not split this shape";
   const std::size_t na = std::size_t(m) * k, nb = std::size_t(n) * k, nc = std::size_t(m) * n;
   DeviceBuffer a(na * 2), b(nb * 2), c0(nc * 2), c1(nc * 2);

@@ -65,37 +65,56 @@ struct Case {
   bool in_phase;
 };
 
+// A case's inputs (words made from `seed`) and expected sums, and its device buffers, freed
+// with it: the flags zeroed once, as a stream-K workspace is.
+struct SumsProblem {
+  Case c;
+  std::vector<std::uint32_t> want;
+  std::uint32_t *in_d = nullptr, *out_d = nullptr, *partials_d = nullptr, *flags_d = nullptr;
+
+  SumsProblem(const Case& c_, std::uint32_t seed) : c(c_), want(c.tiles * step_words, 0) {
+    std::vector<std::uint32_t> in(std::size_t(c.tiles) * c.k_steps * step_words);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i * seed + 7);
+    for (std::uint32_t t = 0; t < c.tiles; ++t)
+      for (std::uint32_t k = 0; k < c.k_steps; ++k)
+        for (int w = 0; w < step_words; ++w) want[t * step_words + w] += in[(std::size_t(t) * c.k_steps + k) * step_words + w];
+    EXPECT_EQ(cudaMalloc(&in_d, in.size() * 4), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&out_d, want.size() * 4), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&partials_d, c.ctas * step_words * 4), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&flags_d, linpipe::PartialFlags::bytes(c.ctas)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(in_d, in.data(), in.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaMemset(flags_d, 0, linpipe::PartialFlags::bytes(c.ctas)), cudaSuccess);
+  }
+  ~SumsProblem() {
+    for (void* p : {static_cast<void*>(in_d), static_cast<void*>(out_d), static_cast<void*>(partials_d),
+                    static_cast<void*>(flags_d)})
+      (void)cudaFree(p);
+  }
+  SumsProblem(const SumsProblem&) = delete;
+  SumsProblem& operator=(const SumsProblem&) = delete;
+
+  SumsArgs args() const { return {in_d, out_d, partials_d, flags_d, c.tiles, c.k_steps, c.shared_waves, c.in_phase, false}; }
+  std::vector<std::uint32_t> sums() const { return copied(out_d, want.size()); }
+  std::vector<std::uint32_t> flags() const { return copied(flags_d, c.ctas); }
+  static std::vector<std::uint32_t> copied(const std::uint32_t* device, std::size_t words) {
+    std::vector<std::uint32_t> host(words);
+    EXPECT_EQ(cudaMemcpy(host.data(), device, words * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    return host;
+  }
+};
+
 class StreamKParts : public ::testing::TestWithParam<Case> {};
 
 TEST_P(StreamKParts, SharedSumsAreExactAndTheFlagsComeBackToRest) {
   LINPIPE_REQUIRE_GPU();
-  const Case c = GetParam();
-  std::vector<std::uint32_t> in(std::size_t(c.tiles) * c.k_steps * step_words), want(c.tiles * step_words, 0);
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i * 2654435761u);
-  for (std::uint32_t t = 0; t < c.tiles; ++t)
-    for (std::uint32_t k = 0; k < c.k_steps; ++k)
-      for (int w = 0; w < step_words; ++w) want[t * step_words + w] += in[(std::size_t(t) * c.k_steps + k) * step_words + w];
-  std::uint32_t *in_d, *out_d, *partials_d, *flags_d;
-  LINPIPE_CUDA_OK(cudaMalloc(&in_d, in.size() * 4));
-  LINPIPE_CUDA_OK(cudaMalloc(&out_d, want.size() * 4));
-  LINPIPE_CUDA_OK(cudaMalloc(&partials_d, c.ctas * step_words * 4));
-  LINPIPE_CUDA_OK(cudaMalloc(&flags_d, linpipe::PartialFlags::bytes(c.ctas)));
-  LINPIPE_CUDA_OK(cudaMemcpy(in_d, in.data(), in.size() * 4, cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemset(flags_d, 0, linpipe::PartialFlags::bytes(c.ctas)));
+  const SumsProblem problem(GetParam(), 2654435761u);
   for (int launch = 0; launch < 3; ++launch) {
-    LINPIPE_CUDA_OK(cudaMemset(out_d, 0xff, want.size() * 4));
-    stream_k_sums<<<c.ctas, 32>>>(
-        {in_d, out_d, partials_d, flags_d, c.tiles, c.k_steps, c.shared_waves, c.in_phase, false});
+    LINPIPE_CUDA_OK(cudaMemset(problem.out_d, 0xff, problem.want.size() * 4));
+    stream_k_sums<<<problem.c.ctas, 32>>>(problem.args());
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
-    std::vector<std::uint32_t> got(want.size()), flags(c.ctas);
-    LINPIPE_CUDA_OK(cudaMemcpy(got.data(), out_d, got.size() * 4, cudaMemcpyDeviceToHost));
-    LINPIPE_CUDA_OK(cudaMemcpy(flags.data(), flags_d, flags.size() * 4, cudaMemcpyDeviceToHost));
-    ASSERT_EQ(got, want) << "launch " << launch;
-    ASSERT_EQ(flags, std::vector<std::uint32_t>(c.ctas, 0)) << "a flag left set after launch " << launch;
+    ASSERT_EQ(problem.sums(), problem.want) << "launch " << launch;
+    ASSERT_EQ(problem.flags(), std::vector<std::uint32_t>(problem.c.ctas, 0)) << "a flag left set after launch " << launch;
   }
-  for (void* p : {static_cast<void*>(in_d), static_cast<void*>(out_d), static_cast<void*>(partials_d),
-                  static_cast<void*>(flags_d)})
-    LINPIPE_CUDA_OK(cudaFree(p));
 }
 
 // Several waves (the last partial one and one whole wave shared, or the last alone), fewer
@@ -137,20 +156,8 @@ TEST(StreamKPartsResidency, FinishesOnTwoFreeSmsBesideAKernelHoldingTheRest) {
   LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&holder_stream, cudaStreamNonBlocking));
   LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&grid_stream, cudaStreamNonBlocking));
 
-  const Case c{10, 40, 132, 1, false};  // every tile shared by 13 or 14 CTAs
-  std::vector<std::uint32_t> in(std::size_t(c.tiles) * c.k_steps * step_words), want(c.tiles * step_words, 0);
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i * 40503u + 7);
-  for (std::uint32_t t = 0; t < c.tiles; ++t)
-    for (std::uint32_t k = 0; k < c.k_steps; ++k)
-      for (int w = 0; w < step_words; ++w) want[t * step_words + w] += in[(std::size_t(t) * c.k_steps + k) * step_words + w];
-  std::uint32_t *in_d, *out_d, *partials_d, *flags_d;
-  LINPIPE_CUDA_OK(cudaMalloc(&in_d, in.size() * 4));
-  LINPIPE_CUDA_OK(cudaMalloc(&out_d, want.size() * 4));
-  LINPIPE_CUDA_OK(cudaMalloc(&partials_d, c.ctas * step_words * 4));
-  LINPIPE_CUDA_OK(cudaMalloc(&flags_d, linpipe::PartialFlags::bytes(c.ctas)));
-  LINPIPE_CUDA_OK(cudaMemcpy(in_d, in.data(), in.size() * 4, cudaMemcpyHostToDevice));
-  LINPIPE_CUDA_OK(cudaMemset(flags_d, 0, linpipe::PartialFlags::bytes(c.ctas)));
-  LINPIPE_CUDA_OK(cudaMemset(out_d, 0xff, want.size() * 4));
+  const SumsProblem problem(Case{10, 40, 132, 1, false}, 40503u);  // every tile shared by 13 or 14 CTAs
+  LINPIPE_CUDA_OK(cudaMemset(problem.out_d, 0xff, problem.want.size() * 4));
   LINPIPE_CUDA_OK(cudaDeviceSynchronize());
 
   using Clock = std::chrono::steady_clock;
@@ -163,8 +170,7 @@ TEST(StreamKPartsResidency, FinishesOnTwoFreeSmsBesideAKernelHoldingTheRest) {
   const bool all_holding = words[1] == static_cast<std::uint32_t>(holders);
   bool finished_while_held = false;
   if (all_holding) {
-    stream_k_sums<<<c.ctas, 32, one_per_sm, grid_stream>>>(
-        {in_d, out_d, partials_d, flags_d, c.tiles, c.k_steps, c.shared_waves, c.in_phase, false});
+    stream_k_sums<<<problem.c.ctas, 32, one_per_sm, grid_stream>>>(problem.args());
     LINPIPE_CUDA_OK(cudaGetLastError());
     const auto done_by = Clock::now() + std::chrono::seconds(20);
     cudaError_t query = cudaErrorNotReady;
@@ -175,19 +181,13 @@ TEST(StreamKPartsResidency, FinishesOnTwoFreeSmsBesideAKernelHoldingTheRest) {
   words[0] = 1;  // let the holders go either way, so a stuck grid finishes too and frees the GPU
   LINPIPE_CUDA_OK(cudaDeviceSynchronize());
   const std::uint32_t held = words[1];
-  std::vector<std::uint32_t> got(want.size()), flags(c.ctas);
-  LINPIPE_CUDA_OK(cudaMemcpy(got.data(), out_d, got.size() * 4, cudaMemcpyDeviceToHost));
-  LINPIPE_CUDA_OK(cudaMemcpy(flags.data(), flags_d, flags.size() * 4, cudaMemcpyDeviceToHost));
-  for (void* p : {static_cast<void*>(in_d), static_cast<void*>(out_d), static_cast<void*>(partials_d),
-                  static_cast<void*>(flags_d)})
-    LINPIPE_CUDA_OK(cudaFree(p));
   LINPIPE_CUDA_OK(cudaStreamDestroy(holder_stream));
   LINPIPE_CUDA_OK(cudaStreamDestroy(grid_stream));
   LINPIPE_CUDA_OK(cudaFreeHost(host_words));
   if (!all_holding) GTEST_SKIP() << "only " << held << " of " << holders << " holding CTAs ran at once";
   EXPECT_TRUE(finished_while_held) << "the grid did not finish on the 2 SMs left free";
-  EXPECT_EQ(got, want);
-  EXPECT_EQ(flags, std::vector<std::uint32_t>(c.ctas, 0)) << "a flag left set";
+  EXPECT_EQ(problem.sums(), problem.want);
+  EXPECT_EQ(problem.flags(), std::vector<std::uint32_t>(problem.c.ctas, 0)) << "a flag left set";
 }
 
 int run_unpublished_child() {
