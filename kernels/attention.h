@@ -122,6 +122,11 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
 cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o, float* lse,
                            const AttentionShape& shape, float scale, cudaStream_t stream = nullptr,
                            const char** why = nullptr);
+// Frees the counter dynamic launches keep for `stream` (after the work queued on it): call it
+// before destroying a stream that ran them. Not during the stream's capture. The counters of
+// captures whose graphs are all destroyed: attention_trim_counters().
+cudaError_t attention_release_stream(cudaStream_t stream);
+cudaError_t attention_trim_counters();
 
 }  // namespace linpipe::kernels
 

@@ -165,6 +165,11 @@ cudaError_t attention_bf16(const void* q, const void* k, const void* v, void* o,
   return attention_bf16(q, k, v, o, lse, shape, scale, attention_config_for(shape), stream, why);
 }
 
+// Through the library: a program that loads it as a shared library may not share its
+// stream_scratch registry.
+cudaError_t attention_release_stream(cudaStream_t stream) { return stream_scratch_release(stream); }
+cudaError_t attention_trim_counters() { return stream_scratch_trim(); }
+
 AttentionConfig attention_config_for(const AttentionShape& shape) {
   AttentionConfig config;
   config.persistent = true;

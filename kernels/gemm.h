@@ -46,7 +46,8 @@ enum class GemmSplit {
   // k-steps, which adds them and stores the tile. The sum's order is fixed, so a shape's result
   // is the same on every run (it may differ from GemmSplit::none's in the last bits: fp32
   // partials are added in another order). Where the waves are already even, or K is one
-  // k-step, nothing is split. A finisher waits only for CTAs of lower index, which publish
+  // k-step, nothing is split. gemm_bf16 without a config splits where it pays too, with a
+  // workspace of its stream's own. A finisher waits only for CTAs of lower index, which publish
   // before they wait for anything (linpipe:stream_k), so the grid need not be resident at
   // once: it finishes beside other streams' kernels, on however few SMs they leave. The grid
   // is what fits at once on the SMs the stream may use (the device's, or an MPS client's or
@@ -170,12 +171,20 @@ GemmConfig gemm_config_for(int m, int n, int k);
 // The same with gemm_config_for(m, n, k), split by k-steps as gemm_config_for(m, n, k,
 // workspace) splits it where gemm_stream_k_pays for the grid `stream` gets (under one wave, and
 // up to 3 waves where the last is at most 90% full), with a workspace of the stream's own
-// (linpipe::stream_scratch: gemm_bf16_workspace_bytes of device memory for each stream, and
-// each captured stream, that launches a split shape, until linpipe::stream_scratch_release
-// (stream) or the captured graph is gone; without the memory, the whole-tile kernel).
-// Launches on one stream run in turn, so they share it safely.
+// (gemm_bf16_workspace_bytes of device memory for each stream, and each captured stream, that
+// launches a split shape; without the memory, the whole-tile kernel). Launches on one stream
+// run in turn, so they share it safely; a captured launch's workspace is its graph's, so two
+// executable graphs made from one capture must be replayed in turn, not at once.
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k,
                       cudaStream_t stream = nullptr, const char** why = nullptr);
+// Frees the workspace gemm_bf16 without a config keeps for `stream` (after the work queued on
+// it): call it before destroying a stream that ran split shapes, or the memory stays with the
+// process. Not during the stream's capture.
+cudaError_t gemm_bf16_release_stream(cudaStream_t stream);
+// Frees the workspaces of captures whose graphs (and executable graphs) are all destroyed, and
+// sets `kept`, if given, to the bytes still kept. Synchronizes the device where there is
+// something to free; not during a capture.
+cudaError_t gemm_bf16_trim_workspaces(std::size_t* kept = nullptr);
 
 // With a stream-K workspace the default may also share k-steps: gemm_config_for(m, n, k)'s
 // cooperative pick becomes GemmSplit::stream_k (one whole wave shared with the last, in phase)

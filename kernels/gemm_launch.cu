@@ -226,20 +226,26 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
                       cudaStream_t stream, const char** why) {
   GemmConfig config = gemm_config_for(m, n, k);
   if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
+  if (config.schedule != GemmSchedule::cooperative) return gemm_bf16(a, b, c, m, n, k, config, stream, why);
   const LaunchResult grid = stream_k_grid_on(stream);
-  if (grid && config.schedule == GemmSchedule::cooperative &&
-      gemm_stream_k_pays(m, n, k, static_cast<int>(grid.grid))) {
+  if (grid && gemm_stream_k_pays(m, n, k, static_cast<int>(grid.grid))) {
     // The stream's own workspace: launches on one stream run in turn, and each leaves the flags
-    // at zero. Without one (out of memory), the whole-tile kernel.
+    // at zero. Without one (out of memory), the whole-tile kernel, and the failed allocation's
+    // error is not left for cudaGetLastError to report.
     static const char workspace_tag = 0;
     std::size_t bytes = 0;
     void* memory = nullptr;
     if (gemm_bf16_workspace_bytes(GemmConfig{.split = GemmSplit::stream_k}, &bytes) == cudaSuccess &&
         stream_scratch(stream, &workspace_tag, bytes, &memory) == cudaSuccess)
       config = stream_k_where_it_pays(m, n, k, config, grid.grid, memory, bytes);
+    else if (cudaPeekAtLastError() == cudaErrorMemoryAllocation)
+      (void)cudaGetLastError();
   }
   return gemm_bf16(a, b, c, m, n, k, config, stream, why);
 }
+
+cudaError_t gemm_bf16_release_stream(cudaStream_t stream) { return stream_scratch_release(stream); }
+cudaError_t gemm_bf16_trim_workspaces(std::size_t* kept) { return stream_scratch_trim(kept); }
 
 bool gemm_stream_k_pays(int m, int n, int k, int ctas) {
   if (m <= 0 || n <= 0 || k <= 0 || ctas <= 0) return false;

@@ -21,11 +21,14 @@
 // k-steps forward), so the one item that can stop short of a tile's end, the run's last, comes
 // first and is published before the CTA could wait for anything (at most one partial a CTA:
 // one workspace slot each); the one item that can start past a tile's first k-step, the run's
-// first, comes last: the tile it finishes, after its other items.
+// first, comes last, after its other items: the tile it finishes (or, for a run inside one
+// tile, its one partial, published).
 //
 // So a finisher waits only for CTAs of lower index, each publishing its first item without
 // waiting first. Nothing needs the grid resident at once: where the hardware starts a 1-D
-// grid's CTAs in index order, as it does, every CTA a finisher waits for has started and will
+// grid's CTAs in index order, as it does (CUDA's programming model does not promise it; a
+// kernel that must not rely on it can number its CTAs by an atomic ticket taken as each
+// starts), every CTA a finisher waits for has started and will
 // publish, even with one SM free (two stream-K launches on two streams, or one beside another
 // stream's persistent kernel, finish). Peers' runs start on the finisher's tile while the
 // finisher reaches it at the end of its run, so with runs of a tile or more it rarely waits;
@@ -63,9 +66,10 @@ export namespace linpipe {
 enum class KStepOrder : std::uint8_t { from_zero, in_phase };
 
 // How a grid of `ctas` CTAs shares `tiles` tiles of `k_steps` k-steps each. The split tiles are
-// the first positions of the order and every CTA walks its split run first: all CTAs start on
-// them together, so a finisher's peers are done with its tile before it gets there. The whole
-// tiles follow, dealt out as WorkSchedule's StridedWalk deals them.
+// the first positions of the order and every CTA walks its split run first: where the grid is
+// resident at once its CTAs start on them together, so a finisher's peers have published
+// about when it gets to its tile. The whole tiles follow, dealt out as WorkSchedule's
+// StridedWalk deals them.
 struct StreamKPlan {
   std::uint32_t tiles = 0;
   std::uint32_t k_steps = 0;

@@ -19,7 +19,7 @@
 // same time as each other and as the stream's direct launches, and the branches a capture
 // forks onto other streams (which run at the same time in the graph) get one each. A capture's
 // buffers live as long as a graph that holds them (the captured graph, its clones, and the
-// executable graphs made from them) and are freed at the next call made outside a capture.
+// executable graphs made from them) and are freed by stream_scratch_trim() after that.
 // Two executable graphs instantiated from one captured graph share its buffers: replay them in
 // turn. A stream's buffers live until stream_scratch_release(stream).
 //
@@ -68,8 +68,8 @@ inline cudaError_t new_zeroed_scratch(std::size_t bytes, void** fresh) {
 // at once: a launch queued on the stream may still be using it, and cudaFree is refused during
 // a capture. A stream's buffers are freed by stream_scratch_release; a capture's, once CUDA
 // drops the last graph that holds them (a user object retained by the captured graph: every
-// executable graph instantiated from it, and every clone, holds it too), at the next call made
-// outside a capture.
+// executable graph instantiated from it, and every clone, holds it too), by
+// stream_scratch_trim().
 class ScratchBuffers {
  public:
   // Device, whether `id` is a capture's (else a stream's), the ID, the captured stream (null
@@ -200,17 +200,23 @@ class ScratchBuffers {
   std::vector<Key> released_;
 };
 
-// Frees `taken` (outside any capture), each on its own device.
+// Frees `taken`, each on its own device, in relaxed capture mode: another thread's global-mode
+// capture would otherwise have this cudaFree refused (and that capture broken).
 inline cudaError_t free_scratch(const std::vector<std::pair<int, void*>>& taken) {
   if (taken.empty()) return cudaSuccess;
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaError_t status = cudaThreadExchangeStreamCaptureMode(&mode);
+  if (status != cudaSuccess) return status;
   int current = 0;
-  cudaError_t status = cudaGetDevice(&current);
+  status = cudaGetDevice(&current);
   for (const auto& [device, memory] : taken) {
     cudaError_t step = cudaSetDevice(device);
     if (step == cudaSuccess) step = cudaFree(memory);
     if (status == cudaSuccess) status = step;
   }
-  const cudaError_t restored = cudaSetDevice(current);
+  cudaError_t restored = cudaSetDevice(current);
+  const cudaError_t mode_back = cudaThreadExchangeStreamCaptureMode(&mode);
+  if (restored == cudaSuccess) restored = mode_back;
   return status != cudaSuccess ? status : restored;
 }
 
@@ -220,8 +226,9 @@ export namespace linpipe {
 
 // At least `bytes` of zeroed device memory on the current device, kept for the launches of
 // `stream` under `tag` (any address unique to the use, e.g. a static's) until
-// stream_scratch_release(stream), or for a capture until its graphs are gone. Zeroed once,
-// when it is made: every launch that uses it must leave it at zero.
+// stream_scratch_release(stream), or for a capture until its graphs are gone and
+// stream_scratch_trim() runs. Zeroed once, when it is made: every launch that uses it must
+// leave it at zero. Refused on a stream whose capture was invalidated.
 inline cudaError_t stream_scratch(cudaStream_t stream, const void* tag, std::size_t bytes, void** memory) {
   *memory = nullptr;
   if (bytes == 0) return cudaErrorInvalidValue;
@@ -232,12 +239,11 @@ inline cudaError_t stream_scratch(cudaStream_t stream, const void* tag, std::siz
   cudaError_t status = cudaGetDevice(&device);
   if (status != cudaSuccess || (status = cudaStreamGetCaptureInfo(stream, &capture, &id, &graph)) != cudaSuccess)
     return status;
-  const bool captured = capture != cudaStreamCaptureStatusNone;
-  if (!captured) {
-    if ((status = cudaStreamGetId(stream, &id)) != cudaSuccess) return status;
-    // Outside a capture cudaFree may run: the buffers of captures whose graphs are all gone.
-    if ((status = detail::free_scratch(detail::ScratchBuffers::get().take_released())) != cudaSuccess) return status;
-  }
+  // The capture's ID and graph are only given while it is active.
+  if (capture == cudaStreamCaptureStatusInvalidated) return cudaErrorStreamCaptureInvalidated;
+  const bool captured = capture == cudaStreamCaptureStatusActive;
+  if (captured && graph == nullptr) return cudaErrorStreamCaptureUnsupported;
+  if (!captured && (status = cudaStreamGetId(stream, &id)) != cudaSuccess) return status;
   // A capture's branches: one handle each, except a per-thread stream's handle, which is every
   // thread's (the null handle is, where the default stream is per-thread).
   static thread_local const char this_thread = 0;
@@ -266,11 +272,14 @@ inline cudaError_t stream_scratch_release(cudaStream_t stream) {
   }));
 }
 
-// Frees the buffers of captures whose graphs are all gone (call it outside any capture) and
-// returns the bytes stream_scratch keeps on every device.
-inline std::size_t stream_scratch_trim() {
-  (void)detail::free_scratch(detail::ScratchBuffers::get().take_released());
-  return detail::ScratchBuffers::get().kept_bytes();
+// Frees the buffers of captures whose graphs are all gone (CUDA says so on a thread of its own,
+// which may not free them) and sets `kept`, if given, to the bytes stream_scratch still keeps
+// on every device. It synchronizes the device where there is something to free (cudaFree):
+// call it where a program may wait, e.g. after destroying graphs; never during a capture.
+inline cudaError_t stream_scratch_trim(std::size_t* kept = nullptr) {
+  const cudaError_t status = detail::free_scratch(detail::ScratchBuffers::get().take_released());
+  if (kept != nullptr) *kept = detail::ScratchBuffers::get().kept_bytes();
+  return status;
 }
 
 // The same, typed: `count` zeroed objects of T.

@@ -1,8 +1,9 @@
 // linpipe:stream_share — how many SMs a launch on a stream may run on. An MPS client (its
 // execution affinity, or an active-thread percentage) and a green context each get a share of
 // the device's SMs, while the device's SM count still reports them all; a persistent grid
-// sized from that count then holds more CTAs than can be resident at once, and a grid whose
-// CTAs wait on one another (stream-K's finishers on their peers) never finishes.
+// sized from that count then holds more CTAs than can be resident at once: its last CTAs wait
+// for the first to finish, a wave late, and a grid whose CTAs wait on CTAs that start after
+// them would never finish.
 module;
 #include "linpipe_macros.h"
 #include <algorithm>

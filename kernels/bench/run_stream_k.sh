@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# GemmSplit::stream_k on the GPU in one short call (about 2 minutes): the stream-K GEMM tests and
-# the default-with-a-workspace rule (gpu_gemm_test), the parts' tests (with the persistent grid
-# in a green context's share of the SMs, which stream-K's waiting CTAs need), synccheck and racecheck on
-# the split shapes (a whole wave shared; every tile shared under one wave), gemm_bench --stream-k
+# GemmSplit::stream_k on the GPU in one short call (about 2 minutes): the stream-K GEMM tests, the
+# default's split with and without a workspace and two split launches on two streams at once
+# (gpu_gemm_test), the parts' tests (a grid finishing on the one SM a holder kernel leaves
+# free, the persistent grid in a green context's share of the SMs, stream_scratch's buffers),
+# synccheck and racecheck on the split shapes (a whole wave shared; every tile shared under one
+# wave) and on the parts' sums, gemm_bench --stream-k
 # --quick twice (0.24-3.88 waves against cuBLAS, cuBLASLt and the cooperative kernel, the
 # workspace default's pick in its last column), and ncu's L2 hit rate and DRAM reads of the
 # cooperative kernel and the four stream-K forms at 4096^3 (docs/benchmarks.md, twenty-sixth
@@ -15,8 +17,9 @@ status=0
 print_gpu
 step() { local name=$1 limit=$2; shift 2; timeout "$limit" "$@"; local rc=$?; echo "$name rc=$rc ${SECONDS}s"; [ $rc = 0 ] || status=1; }
 step "gemm stream-K tests" 40 bash -c "'$dir/gpu_gemm_test' --gtest_filter='*StreamK*:GemmShapes.*:GemmWorkspace*' > '$out/gemm_stream_k_test.txt' 2>&1"
-step "parts stream-K tests" 30 bash -c "'$dir/gpu_kernel_parts_test' --gtest_filter='*StreamK*:*GreenContext*' > '$out/parts_stream_k_test.txt' 2>&1"
+step "parts stream-K tests" 60 bash -c "'$dir/gpu_kernel_parts_test' --gtest_filter='*StreamK*:*GreenContext*:StreamScratch*' > '$out/parts_stream_k_test.txt' 2>&1"
 sanitize "$out" gpu_gemm_test 'GemmStreamKSanitizer.*' 150
+sanitize "$out" gpu_kernel_parts_test 'Grids/StreamKParts.*' 60
 for r in 1 2; do
   step "gemm_bench --stream-k run $r" 60 bash -c "'$dir/gemm_bench' --stream-k --quick > '$out/stream_k_bench$r.txt' 2>&1"
 done

@@ -14,6 +14,7 @@ import linpipe;
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <ostream>
 #include <string>
 #include <tuple>
@@ -216,6 +217,13 @@ TEST(GemmStreamKShapes, TheDefaultWithoutAWorkspaceSplitsWithTheStreamsOwn) {
           << (on == nullptr ? "legacy stream" : "own stream") << ", launch " << launch;
     }
   }
+  // Its workspace goes back before the stream is destroyed (gemm_bf16_workspace_bytes of it).
+  std::size_t kept_before = 0, kept_after = 0, workspace_bytes = 0;
+  LINPIPE_CUDA_OK(gemm_bf16_workspace_bytes(in_phase.config, &workspace_bytes));
+  LINPIPE_CUDA_OK(gemm_bf16_trim_workspaces(&kept_before));
+  LINPIPE_CUDA_OK(gemm_bf16_release_stream(stream));
+  LINPIPE_CUDA_OK(gemm_bf16_trim_workspaces(&kept_after));
+  EXPECT_EQ(kept_after + workspace_bytes, kept_before) << "the stream's workspace was not freed";
   LINPIPE_CUDA_OK(cudaStreamDestroy(stream));
   // 4096 x 4096 x 2048: 512 tiles, 3.9 waves on 132 SMs, where the split does not pay: the
   // whole-tile kernel's bits.
@@ -263,14 +271,23 @@ TEST(GemmStreamKShapes, TwoStreamsSplittingAtOnceBothFinish) {
     bool done = false;
     while (!done && std::chrono::steady_clock::now() < deadline)
       done = cudaStreamQuery(streams[0]) != cudaErrorNotReady && cudaStreamQuery(streams[1]) != cudaErrorNotReady;
-    ASSERT_TRUE(done) << "round " << round << ": two split GEMMs on two streams did not finish in 20 s";
+    if (!done) {
+      // Stuck grids would hold the GPU for ever (every later CUDA call, the buffers' cudaFree
+      // included, would wait on them): report and end the process instead of hanging.
+      std::fprintf(stderr, "[  FAILED  ] round %d: two split GEMMs on two streams did not finish in 20 s\n", round);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
     LINPIPE_CUDA_OK(cudaDeviceSynchronize());
     for (void* c : {c0.ptr, c1.ptr}) {
       LINPIPE_CUDA_OK(cudaMemcpy(got.data(), c, nc * 2, cudaMemcpyDeviceToHost));
       EXPECT_EQ(got, alone) << "round " << round;
     }
   }
-  for (cudaStream_t s : streams) LINPIPE_CUDA_OK(cudaStreamDestroy(s));
+  for (cudaStream_t s : streams) {
+    LINPIPE_CUDA_OK(gemm_bf16_release_stream(s));
+    LINPIPE_CUDA_OK(cudaStreamDestroy(s));
+  }
 }
 
 TEST(GemmStreamKShapes, TheSplitShapesSplitOnThisGpu) {

@@ -2,7 +2,7 @@
 // k-steps (out[t] = the sum over k of in[t][k], 32 words a k-step) with the tiles' k-steps
 // shared among CTAs; the finishers add their peers' partials. Exact integer sums for grids
 // with several waves, under one wave and in phase; the flags back at zero after each launch;
-// a grid that finishes with two SMs free beside a kernel holding the rest; and a publisher
+// a grid that finishes with one SM free beside a kernel holding the rest; and a publisher
 // that skips its publish makes the finisher's debug wait trap with a report naming the flags
 // and the slot instead of hanging.
 import linpipe;
@@ -126,18 +126,46 @@ INSTANTIATE_TEST_SUITE_P(Grids, StreamKParts,
                                            Case{64, 9, 16, 1, false}));
 
 // Holds one SM a CTA (its dynamic shared memory leaves no room for another such CTA) until the
-// host sets `*release`; each CTA counts itself into `*running` first.
-__global__ void hold_sms(volatile std::uint32_t* release, std::uint32_t* running) {
+// host sets `*release`; each CTA sets its own word of `running` first (plain stores, which the
+// host may read at any time, unlike an atomic on host memory).
+__global__ void hold_sms(volatile std::uint32_t* release, volatile std::uint32_t* running) {
   if (threadIdx.x == 0) {
-    atomicAdd_system(running, 1);
+    running[blockIdx.x] = 1;
+    __threadfence_system();
     while (*release == 0) __nanosleep(1000);
   }
 }
 
+// Mapped host words: [0] lets the holders go, [1 + i] says holder i runs. Its destructor lets
+// them go whatever happened, so a failed assertion cannot leave the GPU held (and the test's
+// cudaFree waiting on it for ever).
+struct HolderWords {
+  std::uint32_t* host = nullptr;
+  std::uint32_t* device = nullptr;
+  explicit HolderWords(int holders) {
+    EXPECT_EQ(cudaHostAlloc(&host, (1 + holders) * sizeof(std::uint32_t), cudaHostAllocMapped), cudaSuccess);
+    EXPECT_EQ(cudaHostGetDevicePointer(&device, host, 0), cudaSuccess);
+    for (int i = 0; i <= holders; ++i) static_cast<volatile std::uint32_t*>(host)[i] = 0;
+  }
+  ~HolderWords() {
+    let_go();
+    (void)cudaDeviceSynchronize();
+    (void)cudaFreeHost(host);
+  }
+  void let_go() { static_cast<volatile std::uint32_t*>(host)[0] = 1; }
+  int running(int holders) const {
+    int n = 0;
+    for (int i = 1; i <= holders; ++i) n += static_cast<volatile const std::uint32_t*>(host)[i] != 0 ? 1 : 0;
+    return n;
+  }
+};
+
 // The schedule's promise: a finisher waits only for CTAs started before it, so the grid need
-// not be resident at once. 132 CTAs of one SM each run on the two SMs another stream's kernel
-// leaves free, and finish before that kernel lets go.
-TEST(StreamKPartsResidency, FinishesOnTwoFreeSmsBesideAKernelHoldingTheRest) {
+// not be resident at once. 132 CTAs of one SM each run on the one SM another stream's kernel
+// leaves free, and finish before that kernel lets go. (With two SMs free, the old order, where
+// the first CTA finished a tile and waited for later ones, also got through: the second SM let
+// the later CTAs through one by one. With one, its finisher waited for a CTA that never ran.)
+TEST(StreamKPartsResidency, FinishesOnOneFreeSmBesideAKernelHoldingTheRest) {
   LINPIPE_REQUIRE_GPU();
   int device = 0, sms = 0, smem_per_sm = 0;
   LINPIPE_CUDA_OK(cudaGetDevice(&device));
@@ -146,46 +174,39 @@ TEST(StreamKPartsResidency, FinishesOnTwoFreeSmsBesideAKernelHoldingTheRest) {
   const int one_per_sm = smem_per_sm / 2 + 1024;  // two such CTAs never fit on one SM
   LINPIPE_CUDA_OK(cudaFuncSetAttribute(hold_sms, cudaFuncAttributeMaxDynamicSharedMemorySize, one_per_sm));
   LINPIPE_CUDA_OK(cudaFuncSetAttribute(stream_k_sums, cudaFuncAttributeMaxDynamicSharedMemorySize, one_per_sm));
-  std::uint32_t *host_words, *device_words;  // [0]: release, [1]: holders running
-  LINPIPE_CUDA_OK(cudaHostAlloc(&host_words, 2 * sizeof(std::uint32_t), cudaHostAllocMapped));
-  LINPIPE_CUDA_OK(cudaHostGetDevicePointer(&device_words, host_words, 0));
-  volatile std::uint32_t* words = host_words;
-  words[0] = 0;
-  words[1] = 0;
   cudaStream_t holder_stream, grid_stream;
   LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&holder_stream, cudaStreamNonBlocking));
   LINPIPE_CUDA_OK(cudaStreamCreateWithFlags(&grid_stream, cudaStreamNonBlocking));
-
   const SumsProblem problem(Case{10, 40, 132, 1, false}, 40503u);  // every tile shared by 13 or 14 CTAs
   LINPIPE_CUDA_OK(cudaMemset(problem.out_d, 0xff, problem.want.size() * 4));
   LINPIPE_CUDA_OK(cudaDeviceSynchronize());
 
   using Clock = std::chrono::steady_clock;
-  const int holders = sms - 2;
-  hold_sms<<<holders, 32, one_per_sm, holder_stream>>>(&device_words[0], &device_words[1]);
-  LINPIPE_CUDA_OK(cudaGetLastError());
-  const auto holding_by = Clock::now() + std::chrono::seconds(10);
-  while (words[1] < static_cast<std::uint32_t>(holders) && Clock::now() < holding_by) {
-  }
-  const bool all_holding = words[1] == static_cast<std::uint32_t>(holders);
-  bool finished_while_held = false;
-  if (all_holding) {
-    stream_k_sums<<<problem.c.ctas, 32, one_per_sm, grid_stream>>>(problem.args());
-    LINPIPE_CUDA_OK(cudaGetLastError());
-    const auto done_by = Clock::now() + std::chrono::seconds(20);
-    cudaError_t query = cudaErrorNotReady;
-    while ((query = cudaStreamQuery(grid_stream)) == cudaErrorNotReady && Clock::now() < done_by) {
+  const int holders = sms - 1;
+  int held = 0;
+  bool launched = false, finished_while_held = false;
+  {
+    HolderWords words(holders);  // declared after the problem: lets go before its buffers are freed
+    hold_sms<<<holders, 32, one_per_sm, holder_stream>>>(&words.device[0], &words.device[1]);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    const auto holding_by = Clock::now() + std::chrono::seconds(10);
+    while ((held = words.running(holders)) < holders && Clock::now() < holding_by) {
     }
-    finished_while_held = query == cudaSuccess;
-  }
-  words[0] = 1;  // let the holders go either way, so a stuck grid finishes too and frees the GPU
-  LINPIPE_CUDA_OK(cudaDeviceSynchronize());
-  const std::uint32_t held = words[1];
+    if (held == holders) {
+      stream_k_sums<<<problem.c.ctas, 32, one_per_sm, grid_stream>>>(problem.args());
+      launched = cudaGetLastError() == cudaSuccess;
+      const auto done_by = Clock::now() + std::chrono::seconds(20);
+      cudaError_t query = cudaErrorNotReady;
+      while (launched && (query = cudaStreamQuery(grid_stream)) == cudaErrorNotReady && Clock::now() < done_by) {
+      }
+      finished_while_held = launched && query == cudaSuccess;
+    }
+  }  // let go either way, so a stuck grid finishes too and frees the GPU
   LINPIPE_CUDA_OK(cudaStreamDestroy(holder_stream));
   LINPIPE_CUDA_OK(cudaStreamDestroy(grid_stream));
-  LINPIPE_CUDA_OK(cudaFreeHost(host_words));
-  if (!all_holding) GTEST_SKIP() << "only " << held << " of " << holders << " holding CTAs ran at once";
-  EXPECT_TRUE(finished_while_held) << "the grid did not finish on the 2 SMs left free";
+  if (held < holders) GTEST_SKIP() << "only " << held << " of " << holders << " holding CTAs ran at once";
+  EXPECT_TRUE(launched);
+  EXPECT_TRUE(finished_while_held) << "the grid did not finish on the SM left free";
   EXPECT_EQ(problem.sums(), problem.want);
   EXPECT_EQ(problem.flags(), std::vector<std::uint32_t>(problem.c.ctas, 0)) << "a flag left set";
 }

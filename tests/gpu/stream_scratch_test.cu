@@ -6,7 +6,7 @@
 // stream would join), restores the thread's capture mode, and gets the capture's own buffer,
 // one for each stream a capture forks onto (the branches run at the same time in the graph);
 // a capture's buffers are freed once its graph and executable graph are gone, and a stream's
-// by stream_scratch_release.
+// by stream_scratch_release; a capture that was invalidated is refused.
 import linpipe;
 
 #include <cuda_runtime.h>
@@ -27,6 +27,25 @@ bool all_zero(const void* device, std::size_t bytes) {
   std::vector<std::uint8_t> host(bytes, 0xab);
   EXPECT_EQ(cudaMemcpy(host.data(), device, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
   return std::all_of(host.begin(), host.end(), [](std::uint8_t b) { return b == 0; });
+}
+
+// The bytes stream_scratch keeps, after freeing what released graphs left.
+std::size_t kept_bytes() {
+  std::size_t kept = 0;
+  EXPECT_EQ(linpipe::stream_scratch_trim(&kept), cudaSuccess);
+  return kept;
+}
+// The same once earlier tests' destroyed graphs have all been released (CUDA releases them on a
+// thread of its own, a little later): unchanged over five polls 20 ms apart.
+std::size_t settled_kept_bytes() {
+  std::size_t kept = kept_bytes();
+  for (int same = 0, polls = 0; same < 5 && polls < 100; ++polls) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const std::size_t now = kept_bytes();
+    same = now == kept ? same + 1 : 0;
+    kept = now;
+  }
+  return kept;
 }
 
 cudaStream_t new_stream() {
@@ -188,14 +207,14 @@ TEST(StreamScratch, EachBranchOfAForkedCaptureGetsItsOwn) {
 }
 
 // The executable graph holds the capture's buffer after the captured graph is destroyed; once
-// both are gone the next call outside a capture frees it (CUDA calls the release on a thread
-// of its own, so the test waits for it a little).
+// both are gone stream_scratch_trim frees it (CUDA calls the release on a thread of its own,
+// so the test waits for it a little).
 TEST(StreamScratch, ACapturesBufferIsFreedOnceItsGraphsAreGone) {
   LINPIPE_REQUIRE_GPU();
   static const char tag = 0;
   constexpr std::size_t bytes = 3u << 20;
   cudaStream_t stream = new_stream();
-  const std::size_t before = linpipe::stream_scratch_trim();
+  const std::size_t before = settled_kept_bytes();
   void* captured = nullptr;
   LINPIPE_CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   const cudaError_t asked = linpipe::stream_scratch(stream, &tag, bytes, &captured);
@@ -203,19 +222,19 @@ TEST(StreamScratch, ACapturesBufferIsFreedOnceItsGraphsAreGone) {
   cudaGraph_t graph = nullptr;
   LINPIPE_CUDA_OK(cudaStreamEndCapture(stream, &graph));
   LINPIPE_CUDA_OK(asked);
-  EXPECT_EQ(linpipe::stream_scratch_trim(), before + bytes);
+  EXPECT_EQ(kept_bytes(), before + bytes);
   cudaGraphExec_t exec = nullptr;
   LINPIPE_CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
   LINPIPE_CUDA_OK(cudaGraphDestroy(graph));
   LINPIPE_CUDA_OK(cudaGraphLaunch(exec, stream));
   LINPIPE_CUDA_OK(cudaStreamSynchronize(stream));
-  EXPECT_EQ(linpipe::stream_scratch_trim(), before + bytes) << "freed while the executable graph holds it";
+  EXPECT_EQ(kept_bytes(), before + bytes) << "freed while the executable graph holds it";
   LINPIPE_CUDA_OK(cudaGraphExecDestroy(exec));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  std::size_t kept = linpipe::stream_scratch_trim();
+  std::size_t kept = kept_bytes();
   while (kept != before && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    kept = linpipe::stream_scratch_trim();
+    kept = kept_bytes();
   }
   EXPECT_EQ(kept, before) << "the capture's buffer outlived its graphs";
   LINPIPE_CUDA_OK(cudaStreamDestroy(stream));
@@ -233,9 +252,9 @@ TEST(StreamScratch, ReleasingAStreamFreesItsBuffersAndTheNextRequestIsZeroed) {
   LINPIPE_CUDA_OK(linpipe::stream_scratch(stream, &tag_b, 1u << 20, &b));
   LINPIPE_CUDA_OK(linpipe::stream_scratch(other, &tag_a, 1u << 20, &kept));
   LINPIPE_CUDA_OK(cudaMemsetAsync(a, 0x5a, 1u << 20, stream));  // dirty: a fresh buffer must be zero
-  const std::size_t with_both = linpipe::stream_scratch_trim();
+  const std::size_t with_both = settled_kept_bytes();
   LINPIPE_CUDA_OK(linpipe::stream_scratch_release(stream));
-  EXPECT_EQ(linpipe::stream_scratch_trim(), with_both - (2u << 20));
+  EXPECT_EQ(kept_bytes(), with_both - (2u << 20));
   void* again = nullptr;
   LINPIPE_CUDA_OK(linpipe::stream_scratch(stream, &tag_a, 1u << 20, &again));
   EXPECT_TRUE(all_zero(again, 1u << 20));
@@ -252,6 +271,26 @@ TEST(StreamScratch, ReleasingAStreamFreesItsBuffersAndTheNextRequestIsZeroed) {
     LINPIPE_CUDA_OK(linpipe::stream_scratch_release(s));
     LINPIPE_CUDA_OK(cudaStreamDestroy(s));
   }
+}
+
+// A capture an illegal call has invalidated (synchronizing the captured stream): refused, with
+// nothing kept for it (CUDA gives no ID or graph for it any more).
+TEST(StreamScratch, AnInvalidatedCaptureIsRefused) {
+  LINPIPE_REQUIRE_GPU();
+  static const char tag = 0;
+  cudaStream_t stream = new_stream();
+  const std::size_t before = settled_kept_bytes();
+  LINPIPE_CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  EXPECT_NE(cudaStreamSynchronize(stream), cudaSuccess);  // not allowed while capturing: invalidates it
+  void* memory = &memory;
+  const cudaError_t asked = linpipe::stream_scratch(stream, &tag, 64, &memory);
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaStreamEndCapture(stream, &graph), cudaErrorStreamCaptureInvalidated);
+  (void)cudaGetLastError();
+  EXPECT_EQ(asked, cudaErrorStreamCaptureInvalidated) << cudaGetErrorString(asked);
+  EXPECT_EQ(memory, nullptr);
+  EXPECT_EQ(kept_bytes(), before);
+  LINPIPE_CUDA_OK(cudaStreamDestroy(stream));
 }
 
 // Refused before any CUDA call: runs on every machine.
