@@ -26,11 +26,11 @@
 //
 // So a finisher waits only for CTAs of lower index, each publishing its first item without
 // waiting first. Nothing needs the grid resident at once: where the hardware starts a 1-D
-// grid's CTAs in index order, as it does (CUDA's programming model does not promise it; a
-// kernel that must not rely on it can number its CTAs by an atomic ticket taken as each
-// starts), every CTA a finisher waits for has started and will
+// grid's CTAs in index order, as it does, every CTA a finisher waits for has started and will
 // publish, even with one SM free (two stream-K launches on two streams, or one beside another
-// stream's persistent kernel, finish). Peers' runs start on the finisher's tile while the
+// stream's persistent kernel, finish). CUDA's programming model does not promise that order;
+// a kernel that must not rely on it can number its CTAs by an atomic ticket taken as each
+// starts. Peers' runs start on the finisher's tile while the
 // finisher reaches it at the end of its run, so with runs of a tile or more it rarely waits;
 // shorter runs publish at their end, about when the finisher gets there.
 //
