@@ -187,13 +187,14 @@ cudaError_t reject(const char* reason, const char** why) {
   return cudaErrorInvalidValue;
 }
 
-// gemm_config_for(m, n, k)'s cooperative pick, split by k-steps in phase with one whole wave
-// shared, where gemm_stream_k_pays for a grid of `ctas`; otherwise `whole` itself.
-GemmConfig stream_k_where_it_pays(int m, int n, int k, const GemmConfig& whole, unsigned ctas, void* memory,
-                                  std::size_t bytes) {
-  if (memory == nullptr || whole.schedule != GemmSchedule::cooperative ||
-      !gemm_stream_k_pays(m, n, k, static_cast<int>(ctas)))
-    return whole;
+// Whether gemm_config_for(m, n, k)'s cooperative pick is split by k-steps on `grid`. Callers
+// check the schedule first, so a ping-pong shape never asks for a grid.
+bool split_pays(int m, int n, int k, const LaunchResult& grid) {
+  return grid && gemm_stream_k_pays(m, n, k, static_cast<int>(grid.grid));
+}
+// The cooperative `whole` split by k-steps in phase, one whole wave shared, with the workspace
+// `memory`.
+GemmConfig split_with(const GemmConfig& whole, void* memory, std::size_t bytes) {
   GemmConfig split = whole;
   split.split = GemmSplit::stream_k;
   split.workspace = memory;
@@ -226,9 +227,7 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
                       cudaStream_t stream, const char** why) {
   GemmConfig config = gemm_config_for(m, n, k);
   if (const char* reason = rejected(a, b, c, m, n, k, config)) return reject(reason, why);
-  if (config.schedule != GemmSchedule::cooperative) return gemm_bf16(a, b, c, m, n, k, config, stream, why);
-  const LaunchResult grid = stream_k_grid_on(stream);
-  if (grid && gemm_stream_k_pays(m, n, k, static_cast<int>(grid.grid))) {
+  if (config.schedule == GemmSchedule::cooperative && split_pays(m, n, k, stream_k_grid_on(stream))) {
     // The stream's own workspace: launches on one stream run in turn, and each leaves the flags
     // at zero. Without one (out of memory), the whole-tile kernel, and the failed allocation's
     // error is not left for cudaGetLastError to report.
@@ -237,7 +236,7 @@ cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k
     void* memory = nullptr;
     if (gemm_bf16_workspace_bytes(GemmConfig{.split = GemmSplit::stream_k}, &bytes) == cudaSuccess &&
         stream_scratch(stream, &workspace_tag, bytes, &memory) == cudaSuccess)
-      config = stream_k_where_it_pays(m, n, k, config, grid.grid, memory, bytes);
+      config = split_with(config, memory, bytes);
     else if (cudaPeekAtLastError() == cudaErrorMemoryAllocation)
       (void)cudaGetLastError();
   }
@@ -271,24 +270,20 @@ bool gemm_stream_k_pays(int m, int n, int k, int ctas) {
 
 GemmConfig gemm_config_for(int m, int n, int k, const GemmWorkspace& workspace) {
   const GemmConfig whole = gemm_config_for(m, n, k);
-  if (workspace.status() != cudaSuccess) return whole;
-  const LaunchResult grid = stream_k_max_grid();
-  if (!grid) return whole;
-  const GemmConfig with_memory = workspace.stream_k(whole);
-  return stream_k_where_it_pays(m, n, k, whole, grid.grid, with_memory.workspace, with_memory.workspace_bytes);
+  if (workspace.status() != cudaSuccess || whole.schedule != GemmSchedule::cooperative ||
+      !split_pays(m, n, k, stream_k_max_grid()))
+    return whole;
+  return split_with(whole, workspace.stream_k().workspace, workspace.bytes());
 }
 
 cudaError_t gemm_bf16(const void* a, const void* b, void* c, int m, int n, int k, const GemmWorkspace& workspace,
                       cudaStream_t stream, const char** why) {
   // gemm_config_for(m, n, k, workspace)'s pick for the grid this stream gets (its SM share's).
   const GemmConfig whole = gemm_config_for(m, n, k);
-  const LaunchResult grid = stream_k_grid_on(stream);
-  const GemmConfig with_memory = workspace.stream_k(whole);
-  const GemmConfig config = workspace.status() == cudaSuccess && grid
-                                ? stream_k_where_it_pays(m, n, k, whole, grid.grid, with_memory.workspace,
-                                                         with_memory.workspace_bytes)
-                                : whole;
-  return gemm_bf16(a, b, c, m, n, k, config, stream, why);
+  const bool split = workspace.status() == cudaSuccess && whole.schedule == GemmSchedule::cooperative &&
+                     split_pays(m, n, k, stream_k_grid_on(stream));
+  return gemm_bf16(a, b, c, m, n, k, split ? split_with(whole, workspace.stream_k().workspace, workspace.bytes()) : whole,
+                   stream, why);
 }
 
 cudaError_t gemm_bf16_traced(const void* a, const void* b, void* c, int m, int n, int k,

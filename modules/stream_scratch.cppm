@@ -64,6 +64,27 @@ inline cudaError_t new_zeroed_scratch(std::size_t bytes, void** fresh) {
   return status != cudaSuccess ? status : restored;
 }
 
+// Frees `taken`, each on its own device, in relaxed capture mode: this thread's or another
+// thread's global-mode capture would otherwise have the cudaFree refused (and that capture
+// broken).
+inline cudaError_t free_scratch(const std::vector<std::pair<int, void*>>& taken) {
+  if (taken.empty()) return cudaSuccess;
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaError_t status = cudaThreadExchangeStreamCaptureMode(&mode);
+  if (status != cudaSuccess) return status;
+  int current = 0;
+  status = cudaGetDevice(&current);
+  for (const auto& [device, memory] : taken) {
+    cudaError_t step = cudaSetDevice(device);
+    if (step == cudaSuccess) step = cudaFree(memory);
+    if (status == cudaSuccess) status = step;
+  }
+  cudaError_t restored = cudaSetDevice(current);
+  const cudaError_t mode_back = cudaThreadExchangeStreamCaptureMode(&mode);
+  if (restored == cudaSuccess) restored = mode_back;
+  return status != cudaSuccess ? status : restored;
+}
+
 // Every stream's buffers. A buffer outgrown by a larger request is kept allocated, not freed
 // at once: a launch queued on the stream may still be using it, and cudaFree is refused during
 // a capture. A stream's buffers are freed by stream_scratch_release; a capture's, once CUDA
@@ -99,7 +120,7 @@ class ScratchBuffers {
       if (status == cudaSuccess && fresh_key && capture_graph != nullptr)
         status = release_with(capture_graph, key);
       if (status != cudaSuccess) {
-        if (fresh != nullptr) drop_in_capture(fresh);
+        if (fresh != nullptr) (void)free_scratch({{std::get<0>(key), fresh}});
         if (fresh_key) buffers_.erase(found);
         return status;
       }
@@ -186,39 +207,12 @@ class ScratchBuffers {
     }
     delete noted;
   }
-  // cudaFree while the thread may be capturing (refused under global capture mode).
-  static inline void drop_in_capture(void* memory) {
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    if (cudaThreadExchangeStreamCaptureMode(&mode) != cudaSuccess) return;
-    (void)cudaFree(memory);
-    (void)cudaThreadExchangeStreamCaptureMode(&mode);
-  }
 
   std::mutex mutex_;
   std::vector<Entry> buffers_;  // a few streams a process: a list is enough
   std::mutex released_mutex_;   // taken alone, never with mutex_ held
   std::vector<Key> released_;
 };
-
-// Frees `taken`, each on its own device, in relaxed capture mode: another thread's global-mode
-// capture would otherwise have this cudaFree refused (and that capture broken).
-inline cudaError_t free_scratch(const std::vector<std::pair<int, void*>>& taken) {
-  if (taken.empty()) return cudaSuccess;
-  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-  cudaError_t status = cudaThreadExchangeStreamCaptureMode(&mode);
-  if (status != cudaSuccess) return status;
-  int current = 0;
-  status = cudaGetDevice(&current);
-  for (const auto& [device, memory] : taken) {
-    cudaError_t step = cudaSetDevice(device);
-    if (step == cudaSuccess) step = cudaFree(memory);
-    if (status == cudaSuccess) status = step;
-  }
-  cudaError_t restored = cudaSetDevice(current);
-  const cudaError_t mode_back = cudaThreadExchangeStreamCaptureMode(&mode);
-  if (restored == cudaSuccess) restored = mode_back;
-  return status != cudaSuccess ? status : restored;
-}
 
 }  // namespace linpipe::detail
 
